@@ -1,0 +1,17 @@
+// Sequential consistency: every execution is an interleaving. Program order
+// and all communication (rf, co, fr) together are acyclic; RMWs are atomic.
+
+import type { Execution } from '../src/model/execution.js';
+import type { Model, Verdict } from '../src/model/model.js';
+
+export const sc: Model = {
+  name: 'sc',
+  description: 'sequential consistency (Lamport): acyclic(po | rf | co | fr)',
+  check(x: Execution): Verdict {
+    const { po, rf, co, rmw, ext } = x.rel;
+    const fr = rf.inv().seq(co);
+    if (!rmw.and(fr.and(ext).seq(co.and(ext))).isEmpty()) return { consistent: false, violated: 'atomic', flags: [] };
+    if (!po.or(rf, co, fr).acyclic()) return { consistent: false, violated: 'sc', flags: [] };
+    return { consistent: true, flags: [] };
+  },
+};

@@ -1,0 +1,56 @@
+// What an execution is made of. One Event per memory access, fence, lock or
+// SRCU operation; src/events/primitives.ts says which events each kernel
+// primitive produces.
+
+import type { Pos } from '../parse/ast.js';
+
+export type EventKind = 'R' | 'W' | 'F';
+
+/**
+ * The annotation a primitive puts on an access, as the LKMM's .def file does:
+ * herd's syntactic tags ONCE, ACQUIRE, RELEASE, MB, NORETURN; PLAIN for C
+ * accesses without a macro.
+ */
+export type Annot = 'ONCE' | 'ACQUIRE' | 'RELEASE' | 'MB' | 'NORETURN' | 'PLAIN';
+
+export type FenceKind =
+  | 'mb' | 'rmb' | 'wmb' | 'barrier' | 'rcu-lock' | 'rcu-unlock' | 'sync-rcu'
+  | 'before-atomic' | 'after-atomic' | 'after-spinlock' | 'after-unlock-lock'
+  | 'after-srcu-read-unlock';
+
+/** Lock events of the LKMM's lock.cat. */
+export type LockKind = 'LKR' | 'LKW' | 'UL' | 'LF' | 'RL' | 'RU';
+
+export type SrcuKind = 'srcu-lock' | 'srcu-unlock' | 'sync-srcu';
+
+export interface Event {
+  id: number;
+  /** Thread index, or -1 for an initial write. */
+  thread: number;
+  /** Position in the thread's program order. */
+  poIndex: number;
+  kind: EventKind;
+  /** Location id for accesses (and SRCU/lock events), -1 for fences. */
+  loc: number;
+  value: number;
+  annot: Annot;
+  fence?: FenceKind;
+  lock?: LockKind;
+  srcu?: SrcuKind;
+  /** Part of an RMW instruction (successful or not). */
+  isRmw: boolean;
+  /** The other half of a successful RMW pair (the rmw relation), or -1. */
+  rmwPartner: number;
+  /** Reads this access's address, written value and position depend on. */
+  addrDeps: bigint;
+  dataDeps: bigint;
+  ctrlDeps: bigint;
+  /** For reads: the write read from, or -1 while unknown. */
+  rf: number;
+  /** Where the instruction is in the test, and what it is. */
+  pos?: Pos;
+  text?: string;
+}
+
+export const isRead = (e: Event): boolean => e.kind === 'R';
+export const isWrite = (e: Event): boolean => e.kind === 'W';

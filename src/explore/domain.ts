@@ -1,0 +1,190 @@
+// Which values each location can hold, found by running every thread over
+// sets of values until nothing new appears. The explorer uses it to guess
+// the value of a read whose write comes later in its exploration order.
+
+import { binop, evalPure, isAddress, LOC_BASE, type Program, type PureExpr } from '../program/program.js';
+
+export const DOMAIN_CAP = 256;
+
+export interface ValueDomain {
+  /** Values each thread may write to each location (thread -> loc -> values). */
+  mayWrite: Map<number, Set<number>>[];
+  /** False when a set grew past DOMAIN_CAP. */
+  bounded: boolean;
+}
+
+type AbsRegs = Set<number>[];
+
+function absEval(e: PureExpr, regs: AbsRegs): Set<number> {
+  switch (e.k) {
+    case 'const':
+      return new Set([e.v]);
+    case 'reg':
+      return regs[e.r];
+    case 'un': {
+      const out = new Set<number>();
+      for (const a of absEval(e.a, regs)) out.add(evalPure({ k: 'un', op: e.op, a: { k: 'const', v: a } }, []));
+      return out;
+    }
+    case 'bin': {
+      const out = new Set<number>();
+      const as = absEval(e.a, regs);
+      const bs = absEval(e.b, regs);
+      for (const a of as) for (const b of bs) {
+        out.add(binop(e.op, a, b));
+        if (out.size > DOMAIN_CAP) return out;
+      }
+      return out;
+    }
+  }
+}
+
+export function computeDomain(prog: Program): ValueDomain {
+  const nLoc = prog.locations.length;
+  const values: Set<number>[] = prog.initValues.map((v) => new Set([v]));
+  // Lock and SRCU words hold small flags.
+  const mayWrite: Map<number, Set<number>>[] = prog.threads.map(() => new Map());
+  let bounded = true;
+  const add = (t: number, loc: number, v: number): boolean => {
+    let m = mayWrite[t].get(loc);
+    if (!m) mayWrite[t].set(loc, (m = new Set()));
+    m.add(v);
+    if (!values[loc].has(v)) {
+      values[loc].add(v);
+      if (values[loc].size > DOMAIN_CAP) bounded = false;
+      return true;
+    }
+    return false;
+  };
+  const locsOf = (s: Set<number>): number[] => {
+    const out: number[] = [];
+    for (const v of s) if (isAddress(v) && v - LOC_BASE < nLoc) out.push(v - LOC_BASE);
+    return out;
+  };
+  for (let round = 0; round < 64 && bounded; round++) {
+    let changed = false;
+    for (const th of prog.threads) {
+      const n = th.code.length;
+      const states: (AbsRegs | undefined)[] = new Array(n + 1);
+      const join = (pc: number, regs: AbsRegs) => {
+        const cur = states[pc];
+        if (!cur) {
+          states[pc] = regs.map((s) => new Set(s));
+          work.push(pc);
+          return;
+        }
+        let grew = false;
+        regs.forEach((s, i) => {
+          for (const v of s) {
+            if (!cur[i].has(v)) {
+              cur[i].add(v);
+              grew = true;
+            }
+          }
+          if (cur[i].size > DOMAIN_CAP) bounded = false;
+        });
+        if (grew) work.push(pc);
+      };
+      const work: number[] = [];
+      join(0, th.initRegs.map((v) => new Set([v])));
+      let steps = 0;
+      while (work.length > 0 && bounded && steps++ < 100000) {
+        const pc = work.pop()!;
+        if (pc >= n) continue;
+        const regs = states[pc]!;
+        const ins = th.code[pc];
+        const nextRegs = (dst: number, vals: Set<number>): AbsRegs => {
+          const r = regs.slice();
+          if (dst >= 0) r[dst] = new Set(vals);
+          return r;
+        };
+        switch (ins.op) {
+          case 'set':
+            join(pc + 1, nextRegs(ins.dst, absEval(ins.e, regs)));
+            break;
+          case 'jump':
+            join(ins.target, regs);
+            break;
+          case 'branch': {
+            const c = absEval(ins.cond, regs);
+            if ([...c].some((v) => v !== 0)) join(pc + 1, regs);
+            if (c.has(0)) join(ins.ifFalse, regs);
+            break;
+          }
+          case 'loopcheck': {
+            // Only iterations below the unrolling bound go on.
+            const r = regs.slice();
+            r[ins.counter] = new Set([...regs[ins.counter]].filter((v) => v < ins.bound));
+            if (r[ins.counter].size > 0) join(pc + 1, r);
+            break;
+          }
+          case 'prim': {
+            const p = ins.prim;
+            const locs = locsOf(absEval(ins.addr, regs));
+            const readVals = new Set<number>();
+            for (const l of locs) for (const v of values[l]) readVals.add(v);
+            const arg = (i: number) => absEval(ins.args[i], regs);
+            let result = new Set<number>([0]);
+            switch (p.kind) {
+              case 'load':
+              case 'srcu_lock':
+                result = readVals;
+                break;
+              case 'store':
+              case 'srcu_unlock':
+                for (const l of locs) for (const v of arg(1)) changed = add(th.index, l, v) || changed;
+                break;
+              case 'xchg':
+                result = readVals;
+                for (const l of locs) for (const v of arg(1)) changed = add(th.index, l, v) || changed;
+                break;
+              case 'cmpxchg':
+                result = readVals;
+                for (const l of locs) for (const v of arg(2)) changed = add(th.index, l, v) || changed;
+                break;
+              case 'atomic': {
+                const operand = p.operand === 'arg' ? arg(0) : new Set([p.operand]);
+                const news = new Set<number>();
+                for (const a of readVals) for (const b of operand) news.add(binop(p.op, a, b));
+                for (const l of locs) for (const v of news) changed = add(th.index, l, v) || changed;
+                if (p.ret === 'old') result = readVals;
+                else if (p.ret === 'new') {
+                  result = news;
+                  if (p.test === 'zero') result = new Set([...news].map((v) => (v === 0 ? 1 : 0)));
+                  if (p.test === 'negative') result = new Set([...news].map((v) => (v < 0 ? 1 : 0)));
+                }
+                break;
+              }
+              case 'add_unless': {
+                for (const l of locs) for (const a of readVals) for (const b of arg(1)) {
+                  changed = add(th.index, l, a + b) || changed;
+                }
+                result = new Set([0, 1]);
+                break;
+              }
+              case 'spin_lock':
+                for (const l of locs) changed = add(th.index, l, 1) || changed;
+                break;
+              case 'spin_unlock':
+                for (const l of locs) changed = add(th.index, l, 0) || changed;
+                break;
+              case 'spin_trylock':
+                for (const l of locs) changed = add(th.index, l, 1) || changed;
+                result = new Set([0, 1]);
+                break;
+              case 'spin_is_locked':
+                result = new Set([0, 1]);
+                break;
+              default:
+                break;
+            }
+            join(pc + 1, nextRegs(ins.dst, result));
+            break;
+          }
+        }
+      }
+    }
+    if (!changed) break;
+  }
+  return { mayWrite, bounded };
+}

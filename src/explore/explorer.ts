@@ -1,0 +1,714 @@
+// The explorer builds candidate executions one event at a time and asks the
+// model about the complete ones. Threads run in order P0, P1, ...; each read
+// takes its value from a write that already exists, or, when the write comes
+// from a thread not yet run, from a guessed value that a later write must
+// match (with no value cycle: herd's equations must be solvable). Each write
+// takes its place in the coherence order when it is made. A partial
+// execution that is already incoherent at one location is dropped at once:
+// coherence and RMW atomicity only get worse as events are added.
+
+import type { Annot, Event, FenceKind, LockKind } from '../events/event.js';
+import type { Primitive } from '../events/primitives.js';
+import { LimitError } from '../parse/errors.js';
+import { binop, evalPure, isAddress, LOC_BASE, pureRegs, type Instr, type Program, type PureExpr } from '../program/program.js';
+import { buildExecution, type Execution } from '../model/execution.js';
+import type { Model } from '../model/model.js';
+import { computeDomain, type ValueDomain } from './domain.js';
+
+export interface ExploreOptions {
+  maxExecutions?: number;
+  timeoutMs?: number;
+  /** Keep one witnessing execution per final state (for traces). */
+  keepWitnesses?: boolean;
+}
+
+export interface Outcome {
+  /** The values of Program.observed, in order. */
+  values: number[];
+  positive: boolean;
+  count: number;
+  witness?: Execution;
+}
+
+export interface ExploreResult {
+  outcomes: Outcome[];
+  positive: number;
+  negative: number;
+  flags: string[];
+  /** Complete candidate executions judged by the model. */
+  candidates: number;
+  /** Partial executions dropped early (incoherent or unmatched guesses). */
+  pruned: number;
+  /** Paths cut by the loop unrolling bound. */
+  cutPaths: number;
+  /** Executions rejected by each axiom (for explanations). */
+  rejectedBy: Map<string, number>;
+  /** One rejected execution per final state that no consistent execution reaches. */
+  forbiddenWitness?: Map<string, { exec: Execution; axiom: string }>;
+}
+
+interface ThreadState {
+  pc: number;
+  regs: number[];
+  deps: bigint[];
+  ctrl: bigint;
+  po: number;
+}
+
+const BIT = (i: number): bigint => 1n << BigInt(i);
+
+export function explore(prog: Program, model: Model, opts: ExploreOptions = {}): ExploreResult {
+  return new Explorer(prog, model, opts).run();
+}
+
+class Explorer {
+  private events: Event[] = [];
+  private co: number[][];
+  private byLoc: number[][];
+  private pending: number[] = [];
+  private finalRegs: number[][] = [];
+  private domain: ValueDomain;
+  private outcomes = new Map<string, Outcome>();
+  private flags = new Set<string>();
+  private rejectedBy = new Map<string, number>();
+  private forbidden = new Map<string, { exec: Execution; axiom: string }>();
+  private candidates = 0;
+  private pruned = 0;
+  private cutPaths = 0;
+  private positive = 0;
+  private negative = 0;
+  private nodes = 0;
+  private readonly deadline: number;
+  private readonly maxExecutions: number;
+
+  constructor(
+    private readonly prog: Program,
+    private readonly model: Model,
+    private readonly opts: ExploreOptions,
+  ) {
+    const nLoc = prog.locations.length;
+    this.co = Array.from({ length: nLoc }, () => []);
+    this.byLoc = Array.from({ length: nLoc }, () => []);
+    this.domain = computeDomain(prog);
+    this.deadline = opts.timeoutMs ? Date.now() + opts.timeoutMs : Infinity;
+    this.maxExecutions = opts.maxExecutions ?? 1_000_000;
+  }
+
+  run(): ExploreResult {
+    if (!this.domain.bounded) {
+      throw new LimitError('the values this test can compute are unbounded (more than 256 per location); simplify the arithmetic');
+    }
+    this.prog.locations.forEach((_, loc) => {
+      const e = this.newEvent(-1, null, { kind: 'W', loc, value: this.prog.initValues[loc], annot: 'ONCE' });
+      this.co[loc].push(e.id);
+    });
+    if (this.prog.threads.length > 0) this.step(0, this.initThread(0));
+    const outcomes = [...this.outcomes.values()];
+    return {
+      outcomes,
+      positive: this.positive,
+      negative: this.negative,
+      flags: [...this.flags].sort(),
+      candidates: this.candidates,
+      pruned: this.pruned,
+      cutPaths: this.cutPaths,
+      rejectedBy: this.rejectedBy,
+      forbiddenWitness: this.forbidden,
+    };
+  }
+
+  private initThread(t: number): ThreadState {
+    const th = this.prog.threads[t];
+    return { pc: 0, regs: th.initRegs.slice(), deps: th.initRegs.map(() => 0n), ctrl: 0n, po: 0 };
+  }
+
+  private clone(ts: ThreadState): ThreadState {
+    return { pc: ts.pc, regs: ts.regs.slice(), deps: ts.deps.slice(), ctrl: ts.ctrl, po: ts.po };
+  }
+
+  private tick(): void {
+    if ((++this.nodes & 1023) === 0 && Date.now() > this.deadline) {
+      throw new LimitError(`exploration stopped after ${this.opts.timeoutMs} ms (--timeout)`);
+    }
+  }
+
+  // ------------------------------------------------------------- events
+  private newEvent(
+    thread: number,
+    ts: ThreadState | null,
+    f: { kind: Event['kind']; loc: number; value: number; annot: Annot; fence?: FenceKind; lock?: LockKind; srcu?: Event['srcu']; isRmw?: boolean; addrDeps?: bigint; dataDeps?: bigint; ins?: Instr },
+  ): Event {
+    const ins = f.ins as Extract<Instr, { op: 'prim' }> | undefined;
+    const e: Event = {
+      id: this.events.length,
+      thread,
+      poIndex: ts ? ts.po++ : -1,
+      kind: f.kind,
+      loc: f.loc,
+      value: f.value,
+      annot: f.annot,
+      fence: f.fence,
+      lock: f.lock,
+      srcu: f.srcu,
+      isRmw: f.isRmw ?? false,
+      rmwPartner: -1,
+      addrDeps: f.addrDeps ?? 0n,
+      dataDeps: f.dataDeps ?? 0n,
+      ctrlDeps: ts ? ts.ctrl : 0n,
+      rf: -1,
+      pos: ins?.pos,
+      text: ins?.name,
+    };
+    this.events.push(e);
+    if (e.loc >= 0 && e.kind !== 'F') this.byLoc[e.loc].push(e.id);
+    return e;
+  }
+
+  private popEvent(e: Event): void {
+    const last = this.events.pop();
+    if (last !== e) throw new Error('explorer: event stack out of order');
+    if (e.loc >= 0 && e.kind !== 'F') this.byLoc[e.loc].pop();
+  }
+
+  // ------------------------------------------------------------ threads
+  /** Runs thread t from state ts; then the next threads; then judges. */
+  private step(t: number, ts: ThreadState): void {
+    this.tick();
+    const th = this.prog.threads[t];
+    const code = th.code;
+    for (;;) {
+      if (ts.pc >= code.length) {
+        this.finalRegs[t] = ts.regs;
+        if (!this.pendingStillPossible(t)) {
+          this.pruned++;
+          return;
+        }
+        if (t + 1 < this.prog.threads.length) this.step(t + 1, this.initThread(t + 1));
+        else this.finish();
+        return;
+      }
+      const ins = code[ts.pc];
+      switch (ins.op) {
+        case 'set':
+          ts.regs[ins.dst] = evalPure(ins.e, ts.regs);
+          ts.deps[ins.dst] = this.depsOf(ins.e, ts);
+          ts.pc++;
+          break;
+        case 'jump':
+          ts.pc = ins.target;
+          break;
+        case 'branch': {
+          const c = evalPure(ins.cond, ts.regs);
+          ts.ctrl |= this.depsOf(ins.cond, ts);
+          ts.pc = c !== 0 ? ts.pc + 1 : ins.ifFalse;
+          break;
+        }
+        case 'loopcheck':
+          if (ts.regs[ins.counter] >= ins.bound) {
+            this.cutPaths++;
+            return;
+          }
+          ts.pc++;
+          break;
+        case 'prim':
+          this.execPrim(t, ts, ins);
+          return;
+      }
+    }
+  }
+
+  private depsOf(e: PureExpr, ts: ThreadState): bigint {
+    let d = 0n;
+    for (const r of pureRegs(e)) d |= ts.deps[r];
+    return d;
+  }
+
+  /** Continues thread t after an instruction that produced `value` (with deps). */
+  private resume(t: number, ts: ThreadState, dst: number, value: number, deps: bigint): void {
+    const next = this.clone(ts);
+    if (dst >= 0) {
+      next.regs[dst] = value;
+      next.deps[dst] = deps;
+    }
+    next.pc++;
+    this.step(t, next);
+  }
+
+  private execPrim(t: number, ts: ThreadState, ins: Extract<Instr, { op: 'prim' }>): void {
+    const p: Primitive = ins.prim;
+    if (p.kind === 'fence') {
+      this.withEvent(t, ts, { kind: 'F', loc: -1, value: 0, annot: 'ONCE', fence: p.fence, ins }, () => this.resume(t, ts, -1, 0, 0n));
+      return;
+    }
+    const addrVal = evalPure(ins.addr, ts.regs);
+    if (!isAddress(addrVal) || addrVal - LOC_BASE >= this.prog.locations.length) {
+      // Only a guessed value can lead here; such a guess is never matched.
+      this.pruned++;
+      return;
+    }
+    const loc = addrVal - LOC_BASE;
+    const addrDeps = this.depsOf(ins.addr, ts);
+    const arg = (i: number) => evalPure(ins.args[i], ts.regs);
+    const argDeps = (i: number) => this.depsOf(ins.args[i], ts);
+    const base = { loc, addrDeps, ins };
+    switch (p.kind) {
+      case 'load':
+        this.read(t, ts, { ...base, annot: p.annot }, (r) => this.resume(t, ts, ins.dst, r.value, BIT(r.id)));
+        return;
+      case 'srcu_lock':
+        this.read(t, ts, { ...base, annot: 'ONCE', srcu: 'srcu-lock' }, (r) => this.resume(t, ts, ins.dst, r.value, BIT(r.id)));
+        return;
+      case 'store':
+        this.write(t, ts, { ...base, annot: p.annot, value: arg(1), dataDeps: argDeps(1) }, () => {
+          if (p.thenFence) {
+            this.withEvent(t, ts, { kind: 'F', loc: -1, value: 0, annot: 'ONCE', fence: p.thenFence, ins }, () => this.resume(t, ts, -1, 0, 0n));
+          } else this.resume(t, ts, -1, 0, 0n);
+        });
+        return;
+      case 'srcu_unlock':
+        this.write(t, ts, { ...base, annot: 'ONCE', srcu: 'srcu-unlock', value: arg(1), dataDeps: argDeps(1) }, () => this.resume(t, ts, -1, 0, 0n));
+        return;
+      case 'srcu_sync':
+        this.withEvent(t, ts, { kind: 'F', loc, value: 0, annot: 'ONCE', srcu: 'sync-srcu', addrDeps, ins }, () => this.resume(t, ts, -1, 0, 0n));
+        return;
+      case 'xchg':
+        this.read(t, ts, { ...base, annot: p.annot, isRmw: true }, (r) => {
+          this.rmwWrite(t, ts, r, arg(1), argDeps(1), () => this.resume(t, ts, ins.dst, r.value, BIT(r.id)));
+        });
+        return;
+      case 'cmpxchg':
+        this.read(t, ts, { ...base, annot: p.annot, isRmw: true }, (r) => {
+          if (r.value === arg(1)) {
+            this.rmwWrite(t, ts, r, arg(2), argDeps(2), () => this.resume(t, ts, ins.dst, r.value, BIT(r.id)));
+          } else this.resume(t, ts, ins.dst, r.value, BIT(r.id));
+        });
+        return;
+      case 'atomic': {
+        // atomic_add(V, X): the operand is the first argument.
+        const operand = p.operand === 'arg' ? arg(0) : p.operand;
+        const opDeps = p.operand === 'arg' ? argDeps(0) : 0n;
+        this.read(t, ts, { ...base, annot: p.annot, isRmw: true }, (r) => {
+          const nv = binop(p.op, r.value, operand);
+          this.rmwWrite(t, ts, r, nv, opDeps | BIT(r.id), () => {
+            let ret = p.ret === 'old' ? r.value : nv;
+            if (p.test === 'zero') ret = nv === 0 ? 1 : 0;
+            if (p.test === 'negative') ret = nv < 0 ? 1 : 0;
+            this.resume(t, ts, ins.dst, ret, BIT(r.id));
+          });
+        });
+        return;
+      }
+      case 'add_unless':
+        this.read(t, ts, { ...base, annot: p.annot, isRmw: true }, (r) => {
+          if (r.value !== arg(2)) {
+            this.rmwWrite(t, ts, r, r.value + arg(1), argDeps(1) | BIT(r.id), () => this.resume(t, ts, ins.dst, 1, BIT(r.id)));
+          } else this.resume(t, ts, ins.dst, 0, BIT(r.id));
+        });
+        return;
+      case 'spin_lock':
+        this.lock(t, ts, loc, addrDeps, ins, () => this.resume(t, ts, -1, 0, 0n));
+        return;
+      case 'spin_unlock':
+        this.unlock(t, ts, loc, addrDeps, ins, () => this.resume(t, ts, -1, 0, 0n));
+        return;
+      case 'spin_trylock':
+        // Success: a lock; failure: an LF read of a held lock.
+        this.lock(t, ts, loc, addrDeps, ins, (lkr) => this.resume(t, ts, ins.dst, 1, BIT(lkr.id)));
+        this.lockRead(t, ts, loc, addrDeps, ins, 'LF', (r) => this.resume(t, ts, ins.dst, 0, BIT(r.id)));
+        return;
+      case 'spin_is_locked':
+        this.lockRead(t, ts, loc, addrDeps, ins, 'RL', (r) => this.resume(t, ts, ins.dst, 1, BIT(r.id)));
+        this.lockRead(t, ts, loc, addrDeps, ins, 'RU', (r) => this.resume(t, ts, ins.dst, 0, BIT(r.id)));
+        return;
+    }
+  }
+
+  private withEvent(t: number, ts: ThreadState, f: Parameters<Explorer['newEvent']>[2], k: () => void): void {
+    const saved = ts.po;
+    const e = this.newEvent(t, ts, f);
+    k();
+    this.popEvent(e);
+    ts.po = saved;
+  }
+
+  // -------------------------------------------------------------- reads
+  private read(
+    t: number,
+    ts: ThreadState,
+    f: { loc: number; annot: Annot; addrDeps: bigint; ins: Instr; isRmw?: boolean; srcu?: Event['srcu'] },
+    k: (r: Event) => void,
+  ): void {
+    const saved = ts.po;
+    const r = this.newEvent(t, ts, { kind: 'R', value: 0, ...f });
+    this.chooseSource(t, r, () => true, k);
+    this.popEvent(r);
+    ts.po = saved;
+  }
+
+  /**
+   * Gives read r each possible source in turn: the writes that exist now,
+   * then each value a later thread may write (matched when that write comes).
+   */
+  private chooseSource(t: number, r: Event, accept: (w: Event) => boolean, k: (r: Event) => void, guessKind?: LockKind): void {
+    const loc = r.loc;
+    const list = this.co[loc];
+    for (let i = 0; i < list.length; i++) {
+      const w = this.events[list[i]];
+      if (!accept(w)) continue;
+      r.rf = w.id;
+      r.value = w.value;
+      if (this.coherentAt(loc)) k(r);
+      else this.pruned++;
+    }
+    r.rf = -1;
+    for (const v of this.guessableValues(t, loc, guessKind)) {
+      r.value = v;
+      this.pending.push(r.id);
+      k(r);
+      this.pending.pop();
+    }
+    r.value = 0;
+  }
+
+  private guessableValues(t: number, loc: number, kind?: LockKind): number[] {
+    const out = new Set<number>();
+    for (let u = t + 1; u < this.prog.threads.length; u++) {
+      const vs = this.domain.mayWrite[u].get(loc);
+      if (vs) for (const v of vs) out.add(v);
+    }
+    if (kind === 'LKW') return out.has(1) ? [1] : [];
+    if (kind === 'UL') return out.has(0) ? [0] : [];
+    return [...out].sort((a, b) => a - b);
+  }
+
+  /** Whether every guessed read can still be matched by a thread after t. */
+  private pendingStillPossible(t: number): boolean {
+    for (const id of this.pending) {
+      const r = this.events[id];
+      let ok = false;
+      for (let u = t + 1; u < this.prog.threads.length && !ok; u++) {
+        ok = this.domain.mayWrite[u].get(r.loc)?.has(r.value) ?? false;
+      }
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  // ------------------------------------------------------------- writes
+  private write(
+    t: number,
+    ts: ThreadState,
+    f: { loc: number; annot: Annot; value: number; addrDeps: bigint; dataDeps: bigint; ins?: Instr; isRmw?: boolean; srcu?: Event['srcu']; lock?: LockKind },
+    k: (w: Event) => void,
+    partner?: Event,
+  ): void {
+    const saved = ts.po;
+    const w = this.newEvent(t, ts, { kind: 'W', ...f });
+    if (partner && !f.ins) {
+      w.pos = partner.pos;
+      w.text = partner.text;
+    }
+    if (partner) {
+      partner.rmwPartner = w.id;
+      w.rmwPartner = partner.id;
+    }
+    this.placeInCo(w, () => this.matchPending(w, 0, () => k(w)));
+    if (partner) partner.rmwPartner = -1;
+    this.popEvent(w);
+    ts.po = saved;
+  }
+
+  private rmwWrite(t: number, ts: ThreadState, r: Event, value: number, dataDeps: bigint, k: () => void): void {
+    this.write(t, ts, { loc: r.loc, annot: r.annot, value, addrDeps: r.addrDeps, dataDeps, isRmw: true }, () => k(), r);
+  }
+
+  /** Tries each position of w in the coherence order of its location. */
+  private placeInCo(w: Event, k: () => void): void {
+    const list = this.co[w.loc];
+    if (w.lock === 'UL') {
+      // An unlock sits right after the lock write it closes.
+      const lkw = this.openLockWrite(w.thread, w.loc, w.id);
+      if (lkw < 0) {
+        k(); // unmatched unlock: outside co, flagged by the model
+        return;
+      }
+      const at = list.indexOf(lkw) + 1;
+      list.splice(at, 0, w.id);
+      if (this.coherentAt(w.loc)) k();
+      else this.pruned++;
+      list.splice(at, 1);
+      return;
+    }
+    for (let at = 1; at <= list.length; at++) {
+      const prev = this.events[list[at - 1]];
+      // Nothing comes between a lock write and its unlock, nor after a lock
+      // that is never released.
+      if (prev.lock === 'LKW' && (at < list.length ? this.events[list[at]].lock === 'UL' && this.events[list[at]].thread === prev.thread : prev.thread !== w.thread && prev.thread < w.thread)) {
+        continue;
+      }
+      list.splice(at, 0, w.id);
+      if (this.coherentAt(w.loc)) k();
+      else this.pruned++;
+      list.splice(at, 1);
+    }
+  }
+
+  /** The lock write of thread t at loc not yet closed by an unlock (before event `before`). */
+  private openLockWrite(t: number, loc: number, before: number): number {
+    const ids = this.byLoc[loc];
+    for (let i = ids.length - 1; i >= 0; i--) {
+      const e = this.events[ids[i]];
+      if (e.id >= before || e.thread !== t) continue;
+      if (e.lock === 'UL') return -1;
+      if (e.lock === 'LKW') return e.id;
+    }
+    return -1;
+  }
+
+  /** Lets each guessed read that w can satisfy read from w, or keep waiting. */
+  private matchPending(w: Event, from: number, k: () => void): void {
+    for (let i = from; i < this.pending.length; i++) {
+      const r = this.events[this.pending[i]];
+      if (r.loc !== w.loc || r.value !== w.value) continue;
+      if (r.lock === 'LF' || r.lock === 'RL') {
+        if (w.lock !== 'LKW') continue;
+      } else if (r.lock === 'RU') {
+        if (w.lock !== 'UL') continue;
+      }
+      if (this.valueDependsOn(w, r.id)) continue;
+      // Branch: r reads from w ...
+      this.pending.splice(i, 1);
+      r.rf = w.id;
+      if (this.coherentAt(w.loc)) this.matchPending(w, i, k);
+      else this.pruned++;
+      r.rf = -1;
+      this.pending.splice(i, 0, r.id);
+      // ... or from a later write.
+    }
+    k();
+  }
+
+  /** Whether w's value (or address) is computed from read `target`. */
+  private valueDependsOn(w: Event, target: number): boolean {
+    const seen = new Set<number>();
+    const stack: bigint[] = [w.dataDeps | w.addrDeps];
+    while (stack.length > 0) {
+      let deps = stack.pop()!;
+      let i = 0;
+      while (deps !== 0n) {
+        if (deps & 1n) {
+          if (i === target) return true;
+          if (!seen.has(i)) {
+            seen.add(i);
+            const r = this.events[i];
+            if (r) {
+              stack.push(r.addrDeps);
+              if (r.rf >= 0) {
+                const src = this.events[r.rf];
+                stack.push(src.dataDeps | src.addrDeps);
+              }
+            }
+          }
+        }
+        deps >>= 1n;
+        i++;
+      }
+    }
+    return false;
+  }
+
+  // -------------------------------------------------------------- locks
+  private lock(t: number, ts: ThreadState, loc: number, addrDeps: bigint, ins: Instr, k: (lkr: Event) => void): void {
+    // A lock taken again inside its own critical section deadlocks.
+    if (this.openLockWrite(t, loc, this.events.length) >= 0) {
+      this.pruned++;
+      return;
+    }
+    const saved = ts.po;
+    const lkr = this.newEvent(t, ts, { kind: 'R', loc, value: 0, annot: 'ACQUIRE', lock: 'LKR', addrDeps, ins });
+    this.write(t, ts, { loc, annot: 'ONCE', value: 1, addrDeps, dataDeps: 0n, ins, lock: 'LKW' }, () => k(lkr), lkr);
+    this.popEvent(lkr);
+    ts.po = saved;
+  }
+
+  private unlock(t: number, ts: ThreadState, loc: number, addrDeps: bigint, ins: Instr, k: () => void): void {
+    this.write(t, ts, { loc, annot: 'RELEASE', value: 0, addrDeps, dataDeps: 0n, ins, lock: 'UL' }, () => k());
+  }
+
+  /** LF (failed trylock), RL (is_locked true) and RU (is_locked false) reads. */
+  private lockRead(t: number, ts: ThreadState, loc: number, addrDeps: bigint, ins: Instr, kind: LockKind, k: (r: Event) => void): void {
+    const open = this.openLockWrite(t, loc, this.events.length);
+    if (kind === 'RU' && open >= 0) {
+      this.pruned++; // is_locked() inside its own critical section is true
+      return;
+    }
+    const saved = ts.po;
+    const r = this.newEvent(t, ts, { kind: 'R', loc, value: 0, annot: 'ONCE', lock: kind, addrDeps, ins });
+    if (open >= 0) {
+      // Inside its own critical section: reads its own lock write.
+      r.rf = open;
+      r.value = 1;
+      if (this.coherentAt(loc)) k(r);
+      r.rf = -1;
+    } else if (kind === 'RU') {
+      const lastOwnUL = this.lastOwnUnlock(t, loc, r.id);
+      this.chooseSource(t, r, (w) => (w.thread === -1 || (w.lock === 'UL' && (w.thread !== t || w.id === lastOwnUL))), k, 'UL');
+    } else {
+      this.chooseSource(t, r, (w) => w.lock === 'LKW' && w.thread !== t, k, 'LKW');
+    }
+    this.popEvent(r);
+    ts.po = saved;
+  }
+
+  private lastOwnUnlock(t: number, loc: number, before: number): number {
+    const ids = this.byLoc[loc];
+    for (let i = ids.length - 1; i >= 0; i--) {
+      const e = this.events[ids[i]];
+      if (e.id < before && e.thread === t && e.lock === 'UL') return e.id;
+    }
+    return -1;
+  }
+
+  // ---------------------------------------------------------- coherence
+  /**
+   * Coherence (po-loc | rf | co | fr acyclic) and RMW atomicity at one
+   * location, over what is decided so far.
+   */
+  private coherentAt(loc: number): boolean {
+    const ids = this.byLoc[loc];
+    const list = this.co[loc];
+    const n = ids.length;
+    if (n <= 1) return true;
+    const index = new Map<number, number>();
+    ids.forEach((id, i) => index.set(id, i));
+    const coPos = new Map<number, number>();
+    list.forEach((id, i) => coPos.set(id, i));
+    const succ: number[][] = Array.from({ length: n }, () => []);
+    const lastOfThread = new Map<number, number>();
+    for (let i = 0; i < n; i++) {
+      const e = this.events[ids[i]];
+      if (e.thread >= 0) {
+        const prev = lastOfThread.get(e.thread);
+        if (prev !== undefined) succ[prev].push(i);
+        lastOfThread.set(e.thread, i);
+      }
+      if (e.kind === 'R' && e.rf >= 0) {
+        const wi = index.get(e.rf);
+        if (wi !== undefined) succ[wi].push(i);
+        const p = coPos.get(e.rf);
+        if (p !== undefined && p + 1 < list.length) succ[i].push(index.get(list[p + 1])!);
+        // Atomicity: nothing external between an RMW's source and its write.
+        if (e.rmwPartner >= 0 && p !== undefined) {
+          const q = coPos.get(e.rmwPartner);
+          if (q !== undefined) {
+            for (let j = p + 1; j < q; j++) {
+              if (this.events[list[j]].thread !== e.thread) return false;
+            }
+          }
+        }
+      }
+    }
+    for (let j = 0; j + 1 < list.length; j++) succ[index.get(list[j])!].push(index.get(list[j + 1])!);
+    // Cycle detection.
+    const color = new Uint8Array(n);
+    const visit = (s: number): boolean => {
+      const stack: [number, number][] = [[s, 0]];
+      color[s] = 1;
+      while (stack.length > 0) {
+        const top = stack[stack.length - 1];
+        const out = succ[top[0]];
+        if (top[1] >= out.length) {
+          color[top[0]] = 2;
+          stack.pop();
+          continue;
+        }
+        const j = out[top[1]++];
+        if (color[j] === 1) return false;
+        if (color[j] === 0) {
+          color[j] = 1;
+          stack.push([j, 0]);
+        }
+      }
+      return true;
+    };
+    for (let i = 0; i < n; i++) if (color[i] === 0 && !visit(i)) return false;
+    return true;
+  }
+
+  // ------------------------------------------------------------- judging
+  private finish(): void {
+    if (this.pending.length > 0) {
+      this.pruned++;
+      return;
+    }
+    const lkrs: Event[] = [];
+    try {
+      if (this.linkLockReads(lkrs)) this.judge();
+    } finally {
+      for (const l of lkrs) l.rf = -1;
+    }
+  }
+
+  /**
+   * Each LKR reads from the unlock (or initial write) just before its LKW in
+   * coherence order; at most one lock per location is never released, and
+   * it comes last. Returns false when the execution breaks these rules.
+   */
+  private linkLockReads(lkrs: Event[]): boolean {
+    for (let loc = 0; loc < this.co.length; loc++) {
+      const list = this.co[loc];
+      let unmatched = 0;
+      for (let i = 0; i < list.length; i++) {
+        const w = this.events[list[i]];
+        if (w.lock !== 'LKW') continue;
+        const next = i + 1 < list.length ? this.events[list[i + 1]] : undefined;
+        if (!(next && next.lock === 'UL' && next.thread === w.thread)) {
+          if (++unmatched > 1) return false;
+          for (let j = i + 1; j < list.length; j++) if (this.events[list[j]].lock === 'LKW') return false;
+        }
+        const lkr = this.events[w.rmwPartner];
+        const prev = this.events[list[i - 1]];
+        if (prev.thread === -1 || prev.lock === 'UL') {
+          lkr.rf = prev.id;
+          lkrs.push(lkr);
+        }
+      }
+    }
+    return true;
+  }
+
+  private judge(): void {
+    this.candidates++;
+    if (this.candidates > this.maxExecutions) {
+      throw new LimitError(`more than ${this.maxExecutions} candidate executions (--max-executions)`);
+    }
+    const exec = buildExecution(this.prog, this.events, this.co);
+    const verdict = this.model.check(exec);
+    const fs = { regs: this.finalRegs, mem: this.co.map((l) => this.events[l[l.length - 1]].value) };
+    const values = this.prog.observed.map((o) => (o.kind === 'reg' ? fs.regs[o.thread][o.reg] : fs.mem[o.loc]));
+    const key = values.join(',');
+    if (!verdict.consistent) {
+      const ax = verdict.violated ?? 'model';
+      this.rejectedBy.set(ax, (this.rejectedBy.get(ax) ?? 0) + 1);
+      if (this.opts.keepWitnesses && !this.forbidden.has(key)) this.forbidden.set(key, { exec: snapshot(exec), axiom: ax });
+      return;
+    }
+    if (this.prog.final.filter && !this.prog.final.filter(fs)) return;
+    for (const f of verdict.flags) this.flags.add(f);
+    const pos = this.prog.final.holds(fs);
+    if (pos) this.positive++;
+    else this.negative++;
+    let o = this.outcomes.get(key);
+    if (!o) {
+      o = { values, positive: pos, count: 0 };
+      if (this.opts.keepWitnesses) o.witness = snapshot(exec);
+      this.outcomes.set(key, o);
+    }
+    o.count++;
+  }
+}
+
+/** A copy of an execution that later exploration will not change. */
+function snapshot(x: Execution): Execution {
+  return { ...x, events: x.events.map((e) => ({ ...e })), co: x.co.map((l) => l.slice()) };
+}

@@ -1,0 +1,144 @@
+// A candidate execution as a model sees it: the events, and the base sets and
+// relations herd gives a cat model (po, rf, co, rmw, dependencies, the
+// annotation sets). Models in models/ derive everything else from these.
+
+import type { Event } from '../events/event.js';
+import type { Program } from '../program/program.js';
+import { EventSet, Relation } from '../relation/relation.js';
+
+export interface BaseSets {
+  R: EventSet;
+  W: EventSet;
+  M: EventSet;
+  F: EventSet;
+  IW: EventSet;
+  FW: EventSet;
+  all: EventSet;
+  /** Syntactic annotations of accesses (herd's tags). */
+  ONCE: EventSet;
+  ACQUIRE: EventSet;
+  RELEASE: EventSet;
+  MB: EventSet;
+  NORETURN: EventSet;
+  PLAIN: EventSet;
+  /** Events of RMW instructions, successful or not. */
+  RMW: EventSet;
+  LKR: EventSet;
+  LKW: EventSet;
+  UL: EventSet;
+  LF: EventSet;
+  RL: EventSet;
+  RU: EventSet;
+  SrcuLock: EventSet;
+  SrcuUnlock: EventSet;
+  SyncSrcu: EventSet;
+  /** Fence events by kind (F[mb] is fence('mb'), ...). */
+  fence: (kind: string) => EventSet;
+}
+
+export interface BaseRelations {
+  po: Relation;
+  rf: Relation;
+  co: Relation;
+  rmw: Relation;
+  addr: Relation;
+  data: Relation;
+  ctrl: Relation;
+  loc: Relation;
+  int: Relation;
+  ext: Relation;
+  id: Relation;
+}
+
+export interface Execution {
+  n: number;
+  events: Event[];
+  /** Coherence order per location, as lists of event ids. */
+  co: number[][];
+  locations: string[];
+  sets: BaseSets;
+  rel: BaseRelations;
+}
+
+export function buildExecution(prog: Program, evs: readonly Event[], coLists: readonly number[][]): Execution {
+  const events = evs as Event[];
+  const n = events.length;
+  const where = (p: (e: Event) => boolean) => EventSet.where(n, (i) => p(events[i]));
+  const R = where((e) => e.kind === 'R');
+  const W = where((e) => e.kind === 'W');
+  const fences = new Map<string, EventSet>();
+  const FW = new EventSet(n);
+  for (const l of coLists) if (l.length > 0) FW.add(l[l.length - 1]);
+  const sets: BaseSets = {
+    R,
+    W,
+    M: R.or(W),
+    F: where((e) => e.kind === 'F'),
+    IW: where((e) => e.thread === -1),
+    FW,
+    all: EventSet.where(n, () => true),
+    ONCE: where((e) => e.kind !== 'F' && e.thread >= 0 && e.annot === 'ONCE' && !e.lock && !e.srcu),
+    ACQUIRE: where((e) => e.kind !== 'F' && e.annot === 'ACQUIRE' && !e.lock),
+    RELEASE: where((e) => e.kind !== 'F' && e.annot === 'RELEASE' && !e.lock),
+    MB: where((e) => (e.kind !== 'F' && e.annot === 'MB') || e.fence === 'mb'),
+    NORETURN: where((e) => e.annot === 'NORETURN'),
+    PLAIN: where((e) => e.annot === 'PLAIN'),
+    RMW: where((e) => e.isRmw),
+    LKR: where((e) => e.lock === 'LKR'),
+    LKW: where((e) => e.lock === 'LKW'),
+    UL: where((e) => e.lock === 'UL'),
+    LF: where((e) => e.lock === 'LF'),
+    RL: where((e) => e.lock === 'RL'),
+    RU: where((e) => e.lock === 'RU'),
+    SrcuLock: where((e) => e.srcu === 'srcu-lock'),
+    SrcuUnlock: where((e) => e.srcu === 'srcu-unlock'),
+    SyncSrcu: where((e) => e.srcu === 'sync-srcu'),
+    fence: (kind) => {
+      let s = fences.get(kind);
+      if (!s) fences.set(kind, (s = where((e) => e.fence === kind)));
+      return s;
+    },
+  };
+
+  const po = new Relation(n);
+  const loc = new Relation(n);
+  const int = new Relation(n);
+  const rf = new Relation(n);
+  const rmw = new Relation(n);
+  const addr = new Relation(n);
+  const data = new Relation(n);
+  const ctrl = new Relation(n);
+  const id = new Relation(n);
+  for (let a = 0; a < n; a++) {
+    const ea = events[a];
+    id.add(a, a);
+    if (ea.kind === 'R' && ea.rf >= 0) rf.add(ea.rf, a);
+    if (ea.rmwPartner >= 0 && ea.kind === 'R') rmw.add(a, ea.rmwPartner);
+    for (let b = 0; b < n; b++) {
+      const eb = events[b];
+      if (ea.thread === eb.thread && ea.thread >= 0) {
+        int.add(a, b);
+        if (ea.poIndex < eb.poIndex) po.add(a, b);
+      }
+      if (ea.loc >= 0 && ea.loc === eb.loc) loc.add(a, b);
+    }
+    addDeps(addr, ea.addrDeps, a);
+    if (ea.kind === 'W') addDeps(data, ea.dataDeps, a);
+    addDeps(ctrl, ea.ctrlDeps, a);
+  }
+  // Initial writes are on no thread: int relates only events of one thread.
+  const ext = new Relation(n);
+  for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) if (!int.has(a, b)) ext.add(a, b);
+  const co = new Relation(n);
+  for (const l of coLists) for (let i = 0; i < l.length; i++) for (let j = i + 1; j < l.length; j++) co.add(l[i], l[j]);
+  return { n, events, co: coLists as number[][], locations: prog.locations, sets, rel: { po, rf, co, rmw, addr, data, ctrl, loc, int, ext, id } };
+}
+
+function addDeps(rel: Relation, deps: bigint, target: number): void {
+  let i = 0;
+  while (deps !== 0n) {
+    if (deps & 1n) rel.add(i, target);
+    deps >>= 1n;
+    i++;
+  }
+}

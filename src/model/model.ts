@@ -1,0 +1,22 @@
+import type { Execution } from './execution.js';
+
+export interface Verdict {
+  consistent: boolean;
+  /** The first axiom the execution breaks, when inconsistent. */
+  violated?: string;
+  /** Flags raised by a consistent execution (e.g. data-race). */
+  flags: string[];
+}
+
+/** A memory model: decides whether a candidate execution may happen. */
+export interface Model {
+  name: string;
+  /** One line on what the model is. */
+  description: string;
+  check(x: Execution): Verdict;
+  /**
+   * The relations that explain a verdict, by name (for traces): for an
+   * inconsistent execution, the cycle of the violated axiom.
+   */
+  explain?(x: Execution, axiom: string): number[] | null;
+}

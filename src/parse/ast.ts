@@ -1,0 +1,93 @@
+// The syntax tree of a C litmus test, as written. Nothing here knows what a
+// primitive means: that is src/events/primitives.ts.
+
+export interface Pos {
+  line: number;
+  col: number;
+}
+
+export type Expr =
+  | { kind: 'num'; value: number; pos: Pos }
+  | { kind: 'name'; name: string; pos: Pos }
+  | { kind: 'deref'; arg: Expr; pos: Pos }
+  | { kind: 'addr'; arg: Expr; pos: Pos }
+  | { kind: 'unary'; op: '-' | '!' | '~'; arg: Expr; pos: Pos }
+  | { kind: 'binary'; op: BinOp; left: Expr; right: Expr; pos: Pos }
+  | { kind: 'call'; name: string; args: Expr[]; pos: Pos }
+  | { kind: 'cast'; type: string; arg: Expr; pos: Pos };
+
+export type BinOp =
+  | '+' | '-' | '*' | '/' | '%' | '&' | '|' | '^' | '<<' | '>>'
+  | '==' | '!=' | '<' | '<=' | '>' | '>=' | '&&' | '||';
+
+export type Stmt =
+  | { kind: 'decl'; type: string; name: string; init?: Expr; pos: Pos }
+  | { kind: 'assign'; target: Expr; value: Expr; pos: Pos }
+  | { kind: 'expr'; expr: Expr; pos: Pos }
+  | { kind: 'if'; cond: Expr; then: Stmt; else?: Stmt; pos: Pos }
+  | { kind: 'while'; cond: Expr; body: Stmt; pos: Pos }
+  | { kind: 'block'; body: Stmt[]; pos: Pos }
+  | { kind: 'empty'; pos: Pos };
+
+export interface Param {
+  type: string;
+  name: string;
+  pos: Pos;
+}
+
+export interface Process {
+  index: number;
+  params: Param[];
+  body: Stmt[];
+  pos: Pos;
+}
+
+/** An initial value: a number, or a location name (its address). */
+export type InitValue = { kind: 'num'; value: number } | { kind: 'loc'; name: string };
+
+export interface InitItem {
+  /** null for a shared location, or a thread index for `0:r1=...`. */
+  thread: number | null;
+  name: string;
+  type?: string;
+  value?: InitValue;
+  pos: Pos;
+}
+
+export type CondExpr =
+  | { kind: 'true' }
+  | { kind: 'false' }
+  | { kind: 'not'; arg: CondExpr }
+  | { kind: 'and'; left: CondExpr; right: CondExpr }
+  | { kind: 'or'; left: CondExpr; right: CondExpr }
+  | { kind: 'implies'; left: CondExpr; right: CondExpr }
+  | { kind: 'eq'; lhs: CondTerm; rhs: CondTerm; negated: boolean; pos: Pos };
+
+/** `0:r1`, `x`, `[x]`, a number or a location name used as a value. */
+export type CondTerm =
+  | { kind: 'reg'; thread: number; name: string; pos: Pos }
+  | { kind: 'mem'; name: string; pos: Pos }
+  | { kind: 'num'; value: number; pos: Pos };
+
+export type Quantifier = 'exists' | 'forall' | '~exists';
+
+export interface LocationRef {
+  thread: number | null;
+  name: string;
+  pos: Pos;
+}
+
+export interface LitmusTest {
+  arch: string;
+  name: string;
+  /** The Result: word of the header comment, if any. */
+  result?: string;
+  init: InitItem[];
+  processes: Process[];
+  locations: LocationRef[];
+  filter?: CondExpr;
+  quantifier: Quantifier;
+  condition: CondExpr;
+  /** Where the final clause starts, for messages. */
+  conditionPos: Pos;
+}

@@ -1,0 +1,32 @@
+import type { Pos } from './ast.js';
+
+/**
+ * A problem with a litmus test that the user must fix: bad syntax, an
+ * unsupported construct, a name that is not declared. Always carries a
+ * position, so that the CLI can print `file:line:col: message`.
+ */
+export class LitmusError extends Error {
+  constructor(
+    message: string,
+    readonly pos: Pos,
+  ) {
+    super(message);
+    this.name = 'LitmusError';
+  }
+
+  format(file: string): string {
+    return `${file}:${this.pos.line}:${this.pos.col}: ${this.message}`;
+  }
+}
+
+/** An exploration stopped by a limit (executions, time). */
+export class LimitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LimitError';
+  }
+}
+
+export function fail(message: string, pos: Pos): never {
+  throw new LitmusError(message, pos);
+}

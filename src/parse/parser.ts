@@ -1,0 +1,528 @@
+import type {
+  BinOp, CondExpr, CondTerm, Expr, InitItem, InitValue, LitmusTest, LocationRef, Param, Pos,
+  Process, Quantifier, Stmt,
+} from './ast.js';
+import { fail } from './errors.js';
+import { tokenize, type Token } from './lexer.js';
+
+/** Words that start a type in a declaration, a parameter or a cast. */
+const TYPE_WORDS = new Set([
+  'int', 'intptr_t', 'uintptr_t', 'long', 'unsigned', 'signed', 'char', 'short', 'bool', '_Bool',
+  'u8', 'u16', 'u32', 'u64', 's8', 's16', 's32', 's64', 'atomic_t', 'atomic_long_t', 'spinlock_t',
+  'void', 'struct', 'const', 'volatile', 'size_t', 'raw_spinlock_t',
+]);
+
+const BIN_PREC: Record<string, number> = {
+  '||': 1, '&&': 2, '|': 3, '^': 4, '&': 5, '==': 6, '!=': 6,
+  '<': 7, '<=': 7, '>': 7, '>=': 7, '<<': 8, '>>': 8, '+': 9, '-': 9, '*': 10, '/': 10, '%': 10,
+};
+
+/** Parses the text of a C litmus test into its syntax tree. */
+export function parseLitmus(text: string): LitmusTest {
+  return new Parser(text).parseTest();
+}
+
+/** The `Result:` word of the header comment, if any. */
+export function headerResult(text: string): string | undefined {
+  const brace = text.indexOf('{');
+  const head = brace >= 0 ? text.slice(0, brace) : text;
+  const m = /Result:\s*([A-Za-z]+)/.exec(head);
+  return m ? m[1] : undefined;
+}
+
+class Parser {
+  private toks: Token[] = [];
+  private i = 0;
+
+  constructor(private readonly text: string) {}
+
+  // ---------------------------------------------------------------- tokens
+  private get tok(): Token {
+    return this.toks[this.i];
+  }
+  private peek(k = 1): Token {
+    return this.toks[Math.min(this.i + k, this.toks.length - 1)];
+  }
+  private next(): Token {
+    const t = this.toks[this.i];
+    if (t.kind !== 'eof') this.i++;
+    return t;
+  }
+  private is(text: string): boolean {
+    return (this.tok.kind === 'punct' || this.tok.kind === 'ident') && this.tok.text === text;
+  }
+  private accept(text: string): boolean {
+    if (this.is(text)) {
+      this.i++;
+      return true;
+    }
+    return false;
+  }
+  private expect(text: string, what?: string): Token {
+    if (!this.is(text)) this.unexpected(what ?? `"${text}"`);
+    return this.next();
+  }
+  private unexpected(wanted: string): never {
+    const t = this.tok;
+    const got = t.kind === 'eof' ? 'end of file' : `"${t.text}"`;
+    fail(`expected ${wanted}, found ${got}`, t.pos);
+  }
+  private ident(what = 'a name'): Token {
+    if (this.tok.kind !== 'ident') this.unexpected(what);
+    return this.next();
+  }
+
+  // ---------------------------------------------------------------- header
+  parseTest(): LitmusTest {
+    const text = this.text;
+    // First line: `C name` (the name runs to the end of the word).
+    const m = /^\s*(\S+)[ \t]+(\S+)/.exec(text);
+    if (!m) fail('a litmus test starts with "C <name>"', { line: 1, col: 1 });
+    const arch = m[1];
+    if (arch !== 'C') {
+      fail(`only C litmus tests are supported (this one is "${arch}")`, { line: 1, col: 1 });
+    }
+    const name = m[2];
+    const after = m[0].length;
+    const before = text.slice(0, after);
+    const line = before.split('\n').length;
+    const col = after - before.lastIndexOf('\n');
+    this.toks = tokenize(text, after, { line, col });
+    // An optional doc string after the name.
+    while (this.tok.kind === 'string') this.next();
+    const init = this.parseInit();
+    const processes: Process[] = [];
+    while (this.tok.kind === 'ident' && /^P\d+$/.test(this.tok.text)) {
+      processes.push(this.parseProcess());
+    }
+    if (processes.length === 0) this.unexpected('a process "P0(...) { ... }"');
+    let locations: LocationRef[] = [];
+    let filter: CondExpr | undefined;
+    for (;;) {
+      if (this.is('locations')) {
+        this.next();
+        locations = locations.concat(this.parseLocations());
+      } else if (this.is('filter')) {
+        this.next();
+        filter = this.parseCond();
+      } else break;
+    }
+    const conditionPos = this.tok.pos;
+    let quantifier: Quantifier;
+    if (this.accept('exists')) quantifier = 'exists';
+    else if (this.accept('forall')) quantifier = 'forall';
+    else if (this.is('~') && this.peek().text === 'exists') {
+      this.next();
+      this.next();
+      quantifier = '~exists';
+    } else if (this.tok.kind === 'eof') {
+      fail('missing final condition ("exists (...)", "~exists (...)" or "forall (...)")', this.tok.pos);
+    } else this.unexpected('"exists", "~exists" or "forall"');
+    const condition = this.parseCond();
+    if (this.tok.kind !== 'eof') this.unexpected('end of test after the final condition');
+    return {
+      arch, name, result: headerResult(text), init, processes, locations, filter, quantifier, condition,
+      conditionPos,
+    };
+  }
+
+  // ------------------------------------------------------------------ init
+  private parseInit(): InitItem[] {
+    this.expect('{', '"{" opening the initial state');
+    const items: InitItem[] = [];
+    while (!this.is('}')) {
+      if (this.tok.kind === 'eof') this.unexpected('"}" closing the initial state');
+      if (this.accept(';')) continue;
+      items.push(...this.parseInitItem());
+    }
+    this.next();
+    return items;
+  }
+
+  private parseInitItem(): InitItem[] {
+    const pos = this.tok.pos;
+    // `0:r1 = v;` or `P0:r1 = v;`
+    if ((this.tok.kind === 'num' || /^P\d+$/.test(this.tok.text)) && this.peek().text === ':') {
+      const t = this.next();
+      const thread = t.kind === 'num' ? t.value! : Number(t.text.slice(1));
+      this.next();
+      const type = this.parseOptionalType();
+      const name = this.ident('a register name').text;
+      this.expect('=', '"="');
+      const value = this.parseInitValue();
+      this.expect(';', '";"');
+      return [{ thread, name, type, value, pos }];
+    }
+    const type = this.parseOptionalType();
+    const out: InitItem[] = [];
+    for (;;) {
+      const ipos = this.tok.pos;
+      while (this.accept('*')) {
+        /* pointer declarator */
+      }
+      const name = this.ident('a variable name').text;
+      if (this.is('[')) fail('arrays are not supported', this.tok.pos);
+      let value: InitValue | undefined;
+      if (this.accept('=')) value = this.parseInitValue();
+      out.push({ thread: null, name, type, value, pos: ipos });
+      if (this.accept(',')) continue;
+      break;
+    }
+    this.expect(';', '";" after an initial value');
+    return out;
+  }
+
+  private parseOptionalType(): string | undefined {
+    if (this.tok.kind === 'ident' && TYPE_WORDS.has(this.tok.text)) {
+      const words: string[] = [];
+      while (this.tok.kind === 'ident' && TYPE_WORDS.has(this.tok.text)) {
+        const w = this.next().text;
+        words.push(w);
+        if (w === 'struct') words.push(this.ident('a struct name').text);
+      }
+      let stars = '';
+      while (this.is('*') && this.peek().kind === 'punct' && this.peek().text === '*') {
+        this.next();
+        stars += '*';
+      }
+      return words.join(' ') + (stars ? ' ' + stars : '');
+    }
+    return undefined;
+  }
+
+  private parseInitValue(): InitValue {
+    const pos = this.tok.pos;
+    if (this.accept('&')) return { kind: 'loc', name: this.ident('a variable name').text };
+    if (this.accept('-')) {
+      const t = this.next();
+      if (t.kind !== 'num') fail('expected a number after "-"', t.pos);
+      return { kind: 'num', value: -t.value! };
+    }
+    const t = this.next();
+    if (t.kind === 'num') return { kind: 'num', value: t.value! };
+    if (t.kind === 'ident') {
+      if (t.text === 'ATOMIC_INIT' || t.text === 'ATOMIC_LONG_INIT') {
+        this.expect('(', '"("');
+        const v = this.parseInitValue();
+        this.expect(')', '")"');
+        return v;
+      }
+      if (t.text === 'NULL') return { kind: 'num', value: 0 };
+      return { kind: 'loc', name: t.text };
+    }
+    fail('expected an initial value (a number or a variable name)', pos);
+  }
+
+  // ------------------------------------------------------------- processes
+  private parseProcess(): Process {
+    const t = this.next();
+    const index = Number(t.text.slice(1));
+    this.expect('(', '"(" after the process name');
+    const params: Param[] = [];
+    if (!this.is(')')) {
+      for (;;) {
+        const pos = this.tok.pos;
+        const words: string[] = [];
+        while (this.tok.kind === 'ident' && (TYPE_WORDS.has(this.tok.text) || this.peek().kind === 'ident' || this.peek().text === '*')) {
+          const w = this.next().text;
+          words.push(w);
+          if (w === 'struct') words.push(this.ident('a struct name').text);
+          while (this.accept('*')) words.push('*');
+          if (this.tok.kind === 'ident' && (this.peek().text === ',' || this.peek().text === ')')) break;
+        }
+        const name = this.ident('a parameter name').text;
+        if (words.length === 0) fail(`parameter "${name}" needs a type, e.g. "int *${name}"`, pos);
+        params.push({ type: words.join(' '), name, pos });
+        if (this.accept(',')) continue;
+        break;
+      }
+    }
+    this.expect(')', '")" closing the parameters');
+    const pos = this.tok.pos;
+    if (!this.is('{')) this.unexpected('"{" opening the process body');
+    const block = this.parseBlock();
+    return { index, params, body: block.kind === 'block' ? block.body : [block], pos };
+  }
+
+  private parseBlock(): Stmt {
+    const open = this.expect('{');
+    const body: Stmt[] = [];
+    while (!this.is('}')) {
+      if (this.tok.kind === 'eof') fail('unbalanced braces: this "{" is never closed', open.pos);
+      body.push(...this.parseStmt());
+    }
+    this.next();
+    return { kind: 'block', body, pos: open.pos };
+  }
+
+  private isTypeStart(): boolean {
+    return this.tok.kind === 'ident' && TYPE_WORDS.has(this.tok.text);
+  }
+
+  private parseStmt(): Stmt[] {
+    const pos = this.tok.pos;
+    if (this.is('{')) return [this.parseBlock()];
+    if (this.accept(';')) return [{ kind: 'empty', pos }];
+    if (this.isTypeStart()) return this.parseDecl();
+    if (this.accept('if')) {
+      this.expect('(', '"(" after "if"');
+      const cond = this.parseExpr();
+      this.expect(')', '")" closing the condition');
+      const then = this.single(this.parseStmt());
+      let els: Stmt | undefined;
+      if (this.accept('else')) els = this.single(this.parseStmt());
+      return [{ kind: 'if', cond, then, else: els, pos }];
+    }
+    if (this.accept('while')) {
+      this.expect('(', '"(" after "while"');
+      const cond = this.parseExpr();
+      this.expect(')', '")" closing the condition');
+      const body = this.single(this.parseStmt());
+      return [{ kind: 'while', cond, body, pos }];
+    }
+    if (this.is('for') || this.is('do') || this.is('goto') || this.is('switch') || this.is('return')) {
+      fail(`"${this.tok.text}" statements are not supported (use "if" and "while")`, pos);
+    }
+    const e = this.parseExpr();
+    if (this.accept('=')) {
+      const value = this.parseExpr();
+      this.expect(';', '";" after the assignment');
+      if (e.kind !== 'name' && e.kind !== 'deref') fail('cannot assign to this expression', e.pos);
+      return [{ kind: 'assign', target: e, value, pos }];
+    }
+    for (const op of ['+=', '-=', '|=', '&=', '^=']) {
+      if (this.is(op[0]) && this.peek().text === '=') {
+        this.next();
+        this.next();
+        const rhs = this.parseExpr();
+        this.expect(';', '";" after the assignment');
+        return [{ kind: 'assign', target: e, value: { kind: 'binary', op: op[0] as BinOp, left: e, right: rhs, pos }, pos }];
+      }
+    }
+    this.expect(';', '";" after the statement');
+    return [{ kind: 'expr', expr: e, pos }];
+  }
+
+  private single(stmts: Stmt[]): Stmt {
+    return stmts.length === 1 ? stmts[0] : { kind: 'block', body: stmts, pos: stmts[0]?.pos ?? this.tok.pos };
+  }
+
+  private parseDecl(): Stmt[] {
+    const base = this.parseTypeWords();
+    const out: Stmt[] = [];
+    for (;;) {
+      const pos = this.tok.pos;
+      let stars = '';
+      while (this.accept('*')) stars += '*';
+      const name = this.ident('a register name').text;
+      let init: Expr | undefined;
+      if (this.accept('=')) init = this.parseExpr();
+      out.push({ kind: 'decl', type: base + (stars ? ' ' + stars : ''), name, init, pos });
+      if (this.accept(',')) continue;
+      break;
+    }
+    this.expect(';', '";" after the declaration');
+    return out;
+  }
+
+  private parseTypeWords(): string {
+    const words: string[] = [];
+    while (this.isTypeStart()) {
+      const w = this.next().text;
+      words.push(w);
+      if (w === 'struct') words.push(this.ident('a struct name').text);
+    }
+    return words.join(' ');
+  }
+
+  // ----------------------------------------------------------- expressions
+  parseExpr(minPrec = 1): Expr {
+    let left = this.parseUnary();
+    for (;;) {
+      const t = this.tok;
+      if (t.kind !== 'punct') break;
+      const prec = BIN_PREC[t.text];
+      if (prec === undefined || prec < minPrec) break;
+      // `a = b` is handled by statements; `x & y` vs `&=`: compound ops are statements.
+      if (this.peek().text === '=' && ['+', '-', '|', '&', '^'].includes(t.text)) break;
+      this.next();
+      const right = this.parseExpr(prec + 1);
+      left = { kind: 'binary', op: t.text as BinOp, left, right, pos: t.pos };
+    }
+    return left;
+  }
+
+  private parseUnary(): Expr {
+    const t = this.tok;
+    if (t.kind === 'punct') {
+      if (t.text === '*') {
+        this.next();
+        return { kind: 'deref', arg: this.parseUnary(), pos: t.pos };
+      }
+      if (t.text === '&') {
+        this.next();
+        return { kind: 'addr', arg: this.parseUnary(), pos: t.pos };
+      }
+      if (t.text === '-' || t.text === '!' || t.text === '~') {
+        this.next();
+        const arg = this.parseUnary();
+        if (t.text === '-' && arg.kind === 'num') return { kind: 'num', value: -arg.value, pos: t.pos };
+        return { kind: 'unary', op: t.text, arg, pos: t.pos };
+      }
+      if (t.text === '+') {
+        this.next();
+        return this.parseUnary();
+      }
+      if (t.text === '(') {
+        // A cast `(type) e`?
+        const n = this.peek();
+        if (n.kind === 'ident' && TYPE_WORDS.has(n.text)) {
+          this.next();
+          const type = this.parseTypeWords();
+          let stars = '';
+          while (this.accept('*')) stars += '*';
+          this.expect(')', '")" closing the cast');
+          const arg = this.parseUnary();
+          return { kind: 'cast', type: type + stars, arg, pos: t.pos };
+        }
+        this.next();
+        const e = this.parseExpr();
+        this.expect(')', '")"');
+        return e;
+      }
+    }
+    return this.parsePrimary();
+  }
+
+  private parsePrimary(): Expr {
+    const t = this.tok;
+    if (t.kind === 'num') {
+      this.next();
+      return { kind: 'num', value: t.value!, pos: t.pos };
+    }
+    if (t.kind === 'ident') {
+      this.next();
+      if (this.is('(')) {
+        this.next();
+        const args: Expr[] = [];
+        if (!this.is(')')) {
+          for (;;) {
+            args.push(this.parseExpr());
+            if (this.accept(',')) continue;
+            break;
+          }
+        }
+        this.expect(')', `")" closing the arguments of ${t.text}`);
+        return { kind: 'call', name: t.text, args, pos: t.pos };
+      }
+      if (this.is('[') || this.is('->') || (this.is('.') && this.peek().kind === 'ident')) {
+        fail('arrays and structure fields are not supported', this.tok.pos);
+      }
+      return { kind: 'name', name: t.text, pos: t.pos };
+    }
+    this.unexpected('an expression');
+  }
+
+  // ------------------------------------------------------- final clause
+  private parseLocations(): LocationRef[] {
+    this.expect('[', '"[" after "locations"');
+    const out: LocationRef[] = [];
+    while (!this.is(']')) {
+      if (this.accept(';')) continue;
+      const pos = this.tok.pos;
+      if ((this.tok.kind === 'num' || /^P\d+$/.test(this.tok.text)) && this.peek().text === ':') {
+        const t = this.next();
+        this.next();
+        const thread = t.kind === 'num' ? t.value! : Number(t.text.slice(1));
+        out.push({ thread, name: this.ident('a register').text, pos });
+      } else if (this.tok.kind === 'ident') {
+        out.push({ thread: null, name: this.next().text, pos });
+      } else if (this.accept('[')) {
+        out.push({ thread: null, name: this.ident('a location').text, pos });
+        this.expect(']');
+      } else this.unexpected('a location or a register');
+    }
+    this.next();
+    return out;
+  }
+
+  parseCond(): CondExpr {
+    return this.parseImplies();
+  }
+
+  private parseImplies(): CondExpr {
+    const left = this.parseOr();
+    if (this.accept('=>')) return { kind: 'implies', left, right: this.parseImplies() };
+    return left;
+  }
+
+  private parseOr(): CondExpr {
+    let left = this.parseAnd();
+    while (this.accept('\\/')) left = { kind: 'or', left, right: this.parseAnd() };
+    return left;
+  }
+
+  private parseAnd(): CondExpr {
+    let left = this.parseNot();
+    while (this.accept('/\\')) left = { kind: 'and', left, right: this.parseNot() };
+    return left;
+  }
+
+  private parseNot(): CondExpr {
+    if (this.accept('~') || this.accept('not')) return { kind: 'not', arg: this.parseNot() };
+    if (this.accept('(')) {
+      const e = this.parseCond();
+      this.expect(')', '")" in the condition');
+      return e;
+    }
+    if (this.accept('true')) return { kind: 'true' };
+    if (this.accept('false')) return { kind: 'false' };
+    return this.parseAtom();
+  }
+
+  private parseAtom(): CondExpr {
+    const pos = this.tok.pos;
+    const lhs = this.parseTerm();
+    let negated = false;
+    if (this.accept('=') || this.accept('==')) negated = false;
+    else if (this.accept('!=') || this.accept('<>')) negated = true;
+    else this.unexpected('"=" in the condition');
+    const rhs = this.parseTerm();
+    return { kind: 'eq', lhs, rhs, negated, pos };
+  }
+
+  private parseTerm(): CondTerm {
+    const pos = this.tok.pos;
+    const t = this.tok;
+    if ((t.kind === 'num' || /^P\d+$/.test(t.text)) && this.peek().text === ':') {
+      this.next();
+      this.next();
+      const thread = t.kind === 'num' ? t.value! : Number(t.text.slice(1));
+      return { kind: 'reg', thread, name: this.ident('a register').text, pos };
+    }
+    if (t.kind === 'num') {
+      this.next();
+      return { kind: 'num', value: t.value!, pos };
+    }
+    if (this.accept('-')) {
+      const n = this.next();
+      if (n.kind !== 'num') fail('expected a number after "-"', n.pos);
+      return { kind: 'num', value: -n.value!, pos };
+    }
+    if (this.accept('[')) {
+      const name = this.ident('a location').text;
+      this.expect(']');
+      return { kind: 'mem', name, pos };
+    }
+    if (this.accept('*')) {
+      return { kind: 'mem', name: this.ident('a location').text, pos };
+    }
+    if (t.kind === 'ident') {
+      this.next();
+      return { kind: 'mem', name: t.text, pos };
+    }
+    this.unexpected('a register ("0:r1"), a location or a value');
+  }
+}
+
+export type { Pos };

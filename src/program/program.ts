@@ -1,0 +1,481 @@
+// From the syntax tree to a program: shared locations, threads of straight-line
+// instructions with jumps, registers by number, and the final condition as a
+// predicate. Names are resolved and checked here, so that every error a user
+// can make in a test is reported with its position before exploring.
+
+import type { CondExpr, CondTerm, Expr, LitmusTest, Pos, Stmt } from '../parse/ast.js';
+import { fail } from '../parse/errors.js';
+import { lookupPrimitive, type Primitive } from '../events/primitives.js';
+
+/** Values are numbers; a location's address is LOC_BASE + its id. */
+export const LOC_BASE = 0x40000000;
+export const isAddress = (v: number): boolean => v >= LOC_BASE && v < LOC_BASE + 0x1000000;
+
+/** A side-effect-free expression over registers. */
+export type PureExpr =
+  | { k: 'const'; v: number }
+  | { k: 'reg'; r: number }
+  | { k: 'un'; op: '-' | '!' | '~'; a: PureExpr }
+  | { k: 'bin'; op: string; a: PureExpr; b: PureExpr };
+
+export type Instr =
+  | { op: 'set'; dst: number; e: PureExpr }
+  | { op: 'prim'; prim: Primitive; name: string; dst: number; addr: PureExpr; args: PureExpr[]; pos: Pos }
+  | { op: 'branch'; cond: PureExpr; ifFalse: number }
+  | { op: 'jump'; target: number }
+  | { op: 'loopcheck'; counter: number; bound: number; pos: Pos };
+
+export interface Thread {
+  index: number;
+  code: Instr[];
+  /** Register names by number (temporaries start with '$'). */
+  regs: string[];
+  /** Initial register values (parameters hold their location's address). */
+  initRegs: number[];
+}
+
+export interface FinalCheck {
+  quantifier: 'exists' | 'forall' | '~exists';
+  /** Evaluates the condition on a final state. */
+  holds: (fs: FinalState) => boolean;
+  filter?: (fs: FinalState) => boolean;
+}
+
+export interface FinalState {
+  regs: number[][];
+  mem: number[];
+}
+
+/** What herd prints in each state, in its order. */
+export type Observed = { kind: 'reg'; thread: number; reg: number; name: string } | { kind: 'mem'; loc: number; name: string };
+
+export interface Program {
+  name: string;
+  locations: string[];
+  initValues: number[];
+  threads: Thread[];
+  final: FinalCheck;
+  observed: Observed[];
+  unroll: number;
+  /** Locations whose type says they are locks, for messages. */
+  test: LitmusTest;
+}
+
+export interface BuildOptions {
+  unroll?: number;
+}
+
+export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program {
+  const unroll = opts.unroll ?? 2;
+  const locIds = new Map<string, number>();
+  const locations: string[] = [];
+  const locOf = (name: string): number => {
+    let id = locIds.get(name);
+    if (id === undefined) {
+      id = locations.length;
+      locIds.set(name, id);
+      locations.push(name);
+    }
+    return id;
+  };
+  // Shared locations: the init block, then process parameters.
+  for (const it of test.init) if (it.thread === null) locOf(it.name);
+  for (const p of test.processes) for (const prm of p.params) locOf(prm.name);
+  for (const it of test.init) if (it.value?.kind === 'loc') locOf(it.value.name);
+
+  const initValues: number[] = [];
+  const registerInits: { thread: number; name: string; value: number; pos: Pos }[] = [];
+  for (const it of test.init) {
+    let v = 0;
+    if (it.value) v = it.value.kind === 'num' ? it.value.value : LOC_BASE + locOf(it.value.name);
+    if (it.thread === null) initValues[locOf(it.name)] = v;
+    else registerInits.push({ thread: it.thread, name: it.name, value: v, pos: it.pos });
+  }
+
+  // Processes must be P0..Pn-1.
+  const procs = [...test.processes].sort((a, b) => a.index - b.index);
+  procs.forEach((p, i) => {
+    if (p.index !== i) fail(p.index < i ? `process P${p.index} is defined twice` : `process P${i} is missing`, p.pos);
+  });
+
+  const threads = procs.map((p) => new ThreadBuilder(p.index, locIds, unroll).build(p.params, p.body));
+  for (const ri of registerInits) {
+    const th = threads[ri.thread];
+    if (!th) fail(`no process P${ri.thread} for this register`, ri.pos);
+    let r = th.regs.indexOf(ri.name);
+    if (r < 0) {
+      r = th.regs.length;
+      th.regs.push(ri.name);
+    }
+    th.initRegs[r] = ri.value;
+  }
+  for (const th of threads) for (let r = 0; r < th.regs.length; r++) th.initRegs[r] ??= 0;
+  for (let l = 0; l < locations.length; l++) initValues[l] ??= 0;
+
+  // The final condition and what the states show.
+  const observed: Observed[] = [];
+  const seenObs = new Set<string>();
+  const observe = (o: Observed) => {
+    const key = o.kind === 'reg' ? `${o.thread}:${o.name}` : `[${o.name}]`;
+    if (!seenObs.has(key)) {
+      seenObs.add(key);
+      observed.push(o);
+    }
+  };
+  const regRef = (thread: number, name: string, pos: Pos): Observed => {
+    const th = threads[thread];
+    if (!th) fail(`no process P${thread} in this test`, pos);
+    const r = th.regs.indexOf(name);
+    if (r < 0) fail(`P${thread} has no register "${name}"`, pos);
+    return { kind: 'reg', thread, reg: r, name };
+  };
+  const memRef = (name: string, pos: Pos): Observed => {
+    const l = locIds.get(name);
+    if (l === undefined) fail(`unknown location "${name}"`, pos);
+    return { kind: 'mem', loc: l, name };
+  };
+  for (const lr of test.locations) {
+    observe(lr.thread === null ? memRef(lr.name, lr.pos) : regRef(lr.thread, lr.name, lr.pos));
+  }
+  const compileTerm = (t: CondTerm, isRhs: boolean): ((fs: FinalState) => number) => {
+    if (t.kind === 'num') return () => t.value;
+    if (t.kind === 'reg') {
+      const o = regRef(t.thread, t.name, t.pos) as Extract<Observed, { kind: 'reg' }>;
+      observe(o);
+      return (fs) => fs.regs[o.thread][o.reg];
+    }
+    if (isRhs) {
+      // On the right of `=`, a location name is its address (`1:r2=x0`).
+      const l = locIds.get(t.name);
+      if (l === undefined) fail(`unknown location "${t.name}"`, t.pos);
+      return () => LOC_BASE + l;
+    }
+    const o = memRef(t.name, t.pos) as Extract<Observed, { kind: 'mem' }>;
+    observe(o);
+    return (fs) => fs.mem[o.loc];
+  };
+  const compileCond = (c: CondExpr): ((fs: FinalState) => boolean) => {
+    switch (c.kind) {
+      case 'true':
+        return () => true;
+      case 'false':
+        return () => false;
+      case 'not': {
+        const a = compileCond(c.arg);
+        return (fs) => !a(fs);
+      }
+      case 'and': {
+        const a = compileCond(c.left);
+        const b = compileCond(c.right);
+        return (fs) => a(fs) && b(fs);
+      }
+      case 'or': {
+        const a = compileCond(c.left);
+        const b = compileCond(c.right);
+        return (fs) => a(fs) || b(fs);
+      }
+      case 'implies': {
+        const a = compileCond(c.left);
+        const b = compileCond(c.right);
+        return (fs) => !a(fs) || b(fs);
+      }
+      case 'eq': {
+        const l = compileTerm(c.lhs, false);
+        const r = compileTerm(c.rhs, true);
+        return c.negated ? (fs) => l(fs) !== r(fs) : (fs) => l(fs) === r(fs);
+      }
+    }
+  };
+  const filter = test.filter ? compileCond(test.filter) : undefined;
+  const holds = compileCond(test.condition);
+  return {
+    name: test.name,
+    locations,
+    initValues,
+    threads,
+    final: { quantifier: test.quantifier, holds, filter },
+    observed,
+    unroll,
+    test,
+  };
+}
+
+class ThreadBuilder {
+  private code: Instr[] = [];
+  private regs: string[] = [];
+  private initRegs: number[] = [];
+  private declared = new Set<string>();
+  private assigned = new Set<string>();
+  private params = new Set<string>();
+  private temps = 0;
+
+  constructor(
+    private readonly index: number,
+    private readonly locIds: Map<string, number>,
+    private readonly unroll: number,
+  ) {}
+
+  build(params: { name: string; pos: Pos }[], body: Stmt[]): Thread {
+    for (const p of params) {
+      if (this.params.has(p.name)) fail(`parameter "${p.name}" appears twice`, p.pos);
+      this.params.add(p.name);
+      const r = this.reg(p.name);
+      this.initRegs[r] = LOC_BASE + this.locIds.get(p.name)!;
+    }
+    // Registers assigned anywhere in the body may be used without a
+    // declaration, as herd allows; a name never assigned must be declared.
+    collectAssigned(body, this.assigned);
+    for (const s of body) this.stmt(s);
+    return { index: this.index, code: this.code, regs: this.regs, initRegs: this.initRegs };
+  }
+
+  private reg(name: string): number {
+    let r = this.regs.indexOf(name);
+    if (r < 0) {
+      r = this.regs.length;
+      this.regs.push(name);
+    }
+    return r;
+  }
+
+  private temp(): number {
+    return this.reg(`$t${this.temps++}`);
+  }
+
+  private emit(i: Instr): number {
+    this.code.push(i);
+    return this.code.length - 1;
+  }
+
+  private stmt(s: Stmt): void {
+    switch (s.kind) {
+      case 'empty':
+        return;
+      case 'block':
+        for (const b of s.body) this.stmt(b);
+        return;
+      case 'decl': {
+        if (this.params.has(s.name)) fail(`"${s.name}" is already a parameter of P${this.index}`, s.pos);
+        this.declared.add(s.name);
+        const r = this.reg(s.name);
+        if (s.init) this.emit({ op: 'set', dst: r, e: this.expr(s.init) });
+        return;
+      }
+      case 'assign': {
+        if (s.target.kind === 'name') {
+          const name = s.target.name;
+          if (this.params.has(name)) {
+            fail(`cannot assign to "${name}": it is a shared location (write "*${name} = ..." or WRITE_ONCE(*${name}, ...))`, s.target.pos);
+          }
+          const e = this.expr(s.value);
+          this.emit({ op: 'set', dst: this.reg(name), e });
+          return;
+        }
+        // `*p = e`: a plain store.
+        const target = s.target as Extract<Expr, { kind: 'deref' }>;
+        const addr = this.expr(target.arg);
+        const value = this.expr(s.value);
+        this.emit({
+          op: 'prim', prim: { kind: 'store', annot: 'PLAIN', addr: 'pointer' }, name: 'store', dst: -1,
+          addr, args: [addr, value], pos: s.pos,
+        });
+        return;
+      }
+      case 'expr': {
+        if (s.expr.kind === 'call') {
+          this.call(s.expr, false);
+          return;
+        }
+        this.expr(s.expr);
+        return;
+      }
+      case 'if': {
+        const cond = this.expr(s.cond);
+        const br = this.emit({ op: 'branch', cond, ifFalse: -1 });
+        this.stmt(s.then);
+        if (s.else) {
+          const j = this.emit({ op: 'jump', target: -1 });
+          (this.code[br] as { ifFalse: number }).ifFalse = this.code.length;
+          this.stmt(s.else);
+          (this.code[j] as { target: number }).target = this.code.length;
+        } else {
+          (this.code[br] as { ifFalse: number }).ifFalse = this.code.length;
+        }
+        return;
+      }
+      case 'while': {
+        const counter = this.temp();
+        this.emit({ op: 'set', dst: counter, e: { k: 'const', v: 0 } });
+        const head = this.code.length;
+        const cond = this.expr(s.cond);
+        const br = this.emit({ op: 'branch', cond, ifFalse: -1 });
+        this.emit({ op: 'loopcheck', counter, bound: this.unroll, pos: s.pos });
+        this.stmt(s.body);
+        this.emit({ op: 'set', dst: counter, e: { k: 'bin', op: '+', a: { k: 'reg', r: counter }, b: { k: 'const', v: 1 } } });
+        this.emit({ op: 'jump', target: head });
+        (this.code[br] as { ifFalse: number }).ifFalse = this.code.length;
+        return;
+      }
+    }
+  }
+
+  /** Lowers an expression; memory accesses inside it become instructions. */
+  private expr(e: Expr): PureExpr {
+    switch (e.kind) {
+      case 'num':
+        return { k: 'const', v: e.value };
+      case 'name': {
+        if (this.params.has(e.name) || this.declared.has(e.name) || this.assigned.has(e.name)) {
+          return { k: 'reg', r: this.reg(e.name) };
+        }
+        if (e.name === 'NULL') return { k: 'const', v: 0 };
+        const l = this.locIds.get(e.name);
+        if (l !== undefined) {
+          // A shared variable that is not a parameter of this process.
+          fail(`"${e.name}" is not a parameter of P${this.index}: add "int *${e.name}" to its parameters`, e.pos);
+        }
+        fail(`undeclared register or variable "${e.name}"`, e.pos);
+      }
+      case 'deref': {
+        // `*p` as a value: a plain load.
+        const addr = this.expr(e.arg);
+        const dst = this.temp();
+        this.emit({ op: 'prim', prim: { kind: 'load', annot: 'PLAIN', addr: 'pointer' }, name: 'load', dst, addr, args: [addr], pos: e.pos });
+        return { k: 'reg', r: dst };
+      }
+      case 'addr': {
+        if (e.arg.kind === 'name') {
+          const l = this.locIds.get(e.arg.name);
+          if (l !== undefined) return { k: 'const', v: LOC_BASE + l };
+        }
+        if (e.arg.kind === 'deref') return this.expr(e.arg.arg);
+        fail('"&" applies only to a shared variable here', e.pos);
+      }
+      case 'unary':
+        return { k: 'un', op: e.op, a: this.expr(e.arg) };
+      case 'binary':
+        return { k: 'bin', op: e.op, a: this.expr(e.left), b: this.expr(e.right) };
+      case 'cast':
+        return this.expr(e.arg);
+      case 'call':
+        return this.call(e, true);
+    }
+  }
+
+  private call(e: Extract<Expr, { kind: 'call' }>, needValue: boolean): PureExpr {
+    const info = lookupPrimitive(e.name);
+    if (!info) fail(`unknown primitive "${e.name}"`, e.pos);
+    if (e.args.length !== info.arity) {
+      fail(`${e.name} takes ${info.arity} argument${info.arity === 1 ? '' : 's'}, not ${e.args.length}`, e.pos);
+    }
+    if (needValue && !info.returns) fail(`${e.name} does not return a value`, e.pos);
+    const prim = info.prim;
+    let addr: PureExpr = { k: 'const', v: 0 };
+    const args: PureExpr[] = [];
+    e.args.forEach((a, i) => {
+      if (i === info.addrArg) {
+        const style = 'addr' in prim ? prim.addr : 'pointer';
+        addr = this.address(a, style, e.name);
+        args.push(addr);
+      } else args.push(this.expr(a));
+    });
+    const dst = info.returns ? this.temp() : -1;
+    this.emit({ op: 'prim', prim, name: e.name, dst, addr, args, pos: e.pos });
+    return dst >= 0 ? { k: 'reg', r: dst } : { k: 'const', v: 0 };
+  }
+
+  private address(a: Expr, style: 'lvalue' | 'pointer', name: string): PureExpr {
+    if (style === 'lvalue') {
+      if (a.kind === 'deref') return this.expr(a.arg);
+      if (a.kind === 'name') return this.expr(a); // lenient: READ_ONCE(x) for READ_ONCE(*x)
+      fail(`${name} needs a location such as "*x"`, a.pos);
+    }
+    if (a.kind === 'addr' && a.arg.kind === 'name' && this.params.has(a.arg.name)) return this.expr(a.arg);
+    return this.expr(a);
+  }
+}
+
+function collectAssigned(body: Stmt[], out: Set<string>): void {
+  const walk = (s: Stmt) => {
+    switch (s.kind) {
+      case 'assign':
+        if (s.target.kind === 'name') out.add(s.target.name);
+        break;
+      case 'block':
+        s.body.forEach(walk);
+        break;
+      case 'if':
+        walk(s.then);
+        if (s.else) walk(s.else);
+        break;
+      case 'while':
+        walk(s.body);
+        break;
+      default:
+        break;
+    }
+  };
+  body.forEach(walk);
+}
+
+export function evalPure(e: PureExpr, regs: ArrayLike<number>): number {
+  switch (e.k) {
+    case 'const':
+      return e.v;
+    case 'reg':
+      return regs[e.r];
+    case 'un': {
+      const a = evalPure(e.a, regs);
+      return e.op === '-' ? -a : e.op === '!' ? (a === 0 ? 1 : 0) : ~a;
+    }
+    case 'bin': {
+      const a = evalPure(e.a, regs);
+      const b = evalPure(e.b, regs);
+      return binop(e.op, a, b);
+    }
+  }
+}
+
+export function binop(op: string, a: number, b: number): number {
+  switch (op) {
+    case '+': return a + b;
+    case '-': return a - b;
+    case '*': return a * b;
+    case '/': return b === 0 ? 0 : Math.trunc(a / b);
+    case '%': return b === 0 ? 0 : a % b;
+    case '&': return a & b;
+    case '|': return a | b;
+    case '^': return a ^ b;
+    case '&~': return a & ~b;
+    case '<<': return a << b;
+    case '>>': return a >> b;
+    case '==': return a === b ? 1 : 0;
+    case '!=': return a !== b ? 1 : 0;
+    case '<': return a < b ? 1 : 0;
+    case '<=': return a <= b ? 1 : 0;
+    case '>': return a > b ? 1 : 0;
+    case '>=': return a >= b ? 1 : 0;
+    case '&&': return a !== 0 && b !== 0 ? 1 : 0;
+    case '||': return a !== 0 || b !== 0 ? 1 : 0;
+    default: throw new Error(`unknown operator ${op}`);
+  }
+}
+
+/** The registers an expression reads. */
+export function pureRegs(e: PureExpr, out: number[] = []): number[] {
+  switch (e.k) {
+    case 'reg':
+      out.push(e.r);
+      break;
+    case 'un':
+      pureRegs(e.a, out);
+      break;
+    case 'bin':
+      pureRegs(e.a, out);
+      pureRegs(e.b, out);
+      break;
+    default:
+      break;
+  }
+  return out;
+}
