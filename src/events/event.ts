@@ -50,6 +50,8 @@ export interface Event {
   /** Where the instruction is in the test, and what it is. */
   pos?: Pos;
   text?: string;
+  /** Index of the instruction in its thread's code (-1 for initial writes). */
+  pc: number;
 }
 
 export const isRead = (e: Event): boolean => e.kind === 'R';

@@ -44,7 +44,7 @@ export interface ExploreResult {
   /** Executions rejected by each axiom (for explanations). */
   rejectedBy: Map<string, number>;
   /** One rejected execution per final state that no consistent execution reaches. */
-  forbiddenWitness?: Map<string, { exec: Execution; axiom: string }>;
+  forbiddenWitness?: Map<string, { exec: Execution; axiom: string; values: number[] }>;
 }
 
 interface ThreadState {
@@ -71,7 +71,7 @@ class Explorer {
   private outcomes = new Map<string, Outcome>();
   private flags = new Set<string>();
   private rejectedBy = new Map<string, number>();
-  private forbidden = new Map<string, { exec: Execution; axiom: string }>();
+  private forbidden = new Map<string, { exec: Execution; axiom: string; values: number[] }>();
   private candidates = 0;
   private pruned = 0;
   private cutPaths = 0;
@@ -158,6 +158,7 @@ class Explorer {
       rf: -1,
       pos: ins?.pos,
       text: ins?.name,
+      pc: ts ? ts.pc : -1,
     };
     this.events.push(e);
     if (e.loc >= 0 && e.kind !== 'F') this.byLoc[e.loc].push(e.id);
@@ -687,15 +688,17 @@ class Explorer {
     const fs = { regs: this.finalRegs, mem: this.co.map((l) => this.events[l[l.length - 1]].value) };
     const values = this.prog.observed.map((o) => (o.kind === 'reg' ? fs.regs[o.thread][o.reg] : fs.mem[o.loc]));
     const key = values.join(',');
+    if (this.prog.final.filter && !this.prog.final.filter(fs)) return;
+    const pos = this.prog.final.holds(fs);
     if (!verdict.consistent) {
       const ax = verdict.violated ?? 'model';
       this.rejectedBy.set(ax, (this.rejectedBy.get(ax) ?? 0) + 1);
-      if (this.opts.keepWitnesses && !this.forbidden.has(key)) this.forbidden.set(key, { exec: snapshot(exec), axiom: ax });
+      if (this.opts.keepWitnesses && pos && !this.forbidden.has(key)) {
+        this.forbidden.set(key, { exec: snapshot(exec), axiom: ax, values });
+      }
       return;
     }
-    if (this.prog.final.filter && !this.prog.final.filter(fs)) return;
     for (const f of verdict.flags) this.flags.add(f);
-    const pos = this.prog.final.holds(fs);
     if (pos) this.positive++;
     else this.negative++;
     let o = this.outcomes.get(key);

@@ -1,0 +1,112 @@
+// What `litmus check` and `litmus merge` do, once the arguments are parsed.
+
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { basename, dirname, resolve } from 'node:path';
+import { resolveInputs, shard } from './inputs.js';
+import { runOne, type FileReport, type JsonResult, type RunOptions } from './run-one.js';
+import { suiteConfig, suiteTable, type SuiteRow } from '../report/suite.js';
+import { runPool } from './pool.js';
+
+interface CheckFlags {
+  model: string;
+  json?: boolean;
+  trace?: boolean;
+  unroll: number;
+  maxExecutions: number;
+  timeout: number;
+  jobs?: number;
+  shard?: string;
+  quiet?: boolean;
+}
+
+export async function runCheck(inputs: string[], o: CheckFlags): Promise<number> {
+  const { files: all, folders, missing } = resolveInputs(inputs);
+  let status = 0;
+  for (const m of missing) {
+    console.error(`${m}: no such file, folder or bundled test`);
+    status = 2;
+  }
+  let files = all;
+  if (o.shard) {
+    try {
+      files = shard(files, o.shard);
+    } catch (e) {
+      console.error(`litmus: ${(e as Error).message}`);
+      return 2;
+    }
+  }
+  const opts: RunOptions = { model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout, trace: o.trace };
+  const jobs = Math.max(1, Math.min(o.jobs ?? availableParallelism(), files.length));
+  const reports: FileReport[] = jobs > 1 ? await runPool(files, opts, jobs) : [];
+  if (jobs <= 1) for (const f of files) reports.push(await runOne(f, opts));
+
+  const jsonOut: JsonResult[] = [];
+  for (const r of reports) {
+    if (r.status === 2) {
+      console.error(r.error);
+      status = 2;
+      continue;
+    }
+    if (r.status === 1 && status === 0) status = 1;
+    if (o.json) {
+      jsonOut.push(r.json!);
+      continue;
+    }
+    if (!o.quiet) console.log(r.herd);
+    console.log(r.human);
+    if (r.trace) console.log(r.trace);
+    if (!o.quiet) console.log('');
+  }
+  if (o.json) {
+    console.log(JSON.stringify(jsonOut, null, 2));
+    return status;
+  }
+  // A suite table for each folder whose tests carry Version:/Scenario: headers.
+  for (const folder of folders) {
+    const abs = resolve(folder);
+    const rows: SuiteRow[] = reports
+      .filter((r) => r.meta && r.json && resolve(dirname(r.file)).startsWith(abs))
+      .map((r) => ({
+        test: basename(r.file, '.litmus'),
+        version: r.meta!.version ?? '',
+        scenario: r.meta!.scenario ?? '',
+        verdict: r.json!.observation,
+        expected: r.json!.expected ?? '',
+        matches: r.json!.matches,
+      }));
+    if (rows.length === 0) continue;
+    const cfg = suiteConfig(abs);
+    console.log(`\n${cfg.title ?? basename(abs)}`);
+    console.log(suiteTable(rows, cfg));
+    // The failing rows, explained.
+    const failing = reports.filter((r) => r.meta && r.json && r.json.observation !== 'Never' && !r.trace);
+    if (failing.length && !o.quiet) {
+      const { traceFile } = await import('./trace-file.js');
+      for (const r of failing.slice(0, 50)) {
+        console.log(`\n${basename(r.file, '.litmus')}: how the outcome happens`);
+        console.log(await traceFile(r.file, opts));
+      }
+    }
+  }
+  return status;
+}
+
+export function runMerge(files: string[]): number {
+  const all: JsonResult[] = [];
+  for (const f of files) {
+    try {
+      const data = JSON.parse(readFileSync(f, 'utf8')) as JsonResult[];
+      if (!Array.isArray(data)) throw new Error('not a JSON array');
+      all.push(...data);
+    } catch (e) {
+      console.error(`${f}: cannot read results: ${(e as Error).message}`);
+      return 2;
+    }
+  }
+  all.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  console.log(JSON.stringify(all, null, 2));
+  const mism = all.filter((r) => r.matches === false).length;
+  console.error(`merged ${all.length} results from ${files.length} files; ${mism} mismatch${mism === 1 ? '' : 'es'}`);
+  return mism > 0 ? 1 : 0;
+}

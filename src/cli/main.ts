@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+// The litmus command line. Only commander is loaded up front; the checker is
+// imported when a command needs it, so that startup stays small.
+
+import { Command, InvalidArgumentError } from 'commander';
+
+const program = new Command();
+
+function intArg(name: string) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} takes a whole number`);
+    return n;
+  };
+}
+
+program
+  .name('litmus')
+  .description('Check Linux-kernel C litmus tests against the LKMM, with herd7-compatible output.')
+  .version('0.1.0')
+  .exitOverride((err) => {
+    process.exit(err.exitCode === 0 ? 0 : 2);
+  })
+  .configureOutput({ outputError: (s, write) => write(s) });
+
+program
+  .command('check')
+  .description('check litmus files, folders, or names in the bundled litmus/ folder')
+  .argument('<inputs...>', 'files, folders or bundled test names')
+  .option('-m, --model <name>', 'memory model: lkmm, sc, x86-tso', 'lkmm')
+  .option('--json', 'print results as JSON')
+  .option('--trace', 'show a witnessing execution for each outcome the condition describes')
+  .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll'), 2)
+  .option('--max-executions <n>', 'stop a test after this many candidate executions', intArg('--max-executions'), 1_000_000)
+  .option('--timeout <ms>', 'stop a test after this many milliseconds', intArg('--timeout'), 60_000)
+  .option('-j, --jobs <n>', 'worker threads for many files (default: all cores)', intArg('--jobs'))
+  .option('--shard <k/n>', 'check only a deterministic 1/n share of the inputs (k-th)')
+  .option('-q, --quiet', 'only the one-line summaries')
+  .action(async (inputs: string[], o) => {
+    const { runCheck } = await import('./commands.js');
+    process.exitCode = await runCheck(inputs, o);
+  });
+
+program
+  .command('merge')
+  .description('merge --json outputs (e.g. of --shard runs) into one JSON array')
+  .argument('<files...>', 'JSON files written by "litmus check --json"')
+  .action(async (files: string[]) => {
+    const { runMerge } = await import('./commands.js');
+    process.exitCode = runMerge(files);
+  });
+
+program
+  .command('primitives')
+  .description('list the kernel primitives litmus understands')
+  .action(async () => {
+    const { primitiveNames } = await import('../events/primitives.js');
+    console.log(primitiveNames().join('\n'));
+  });
+
+program
+  .command('models')
+  .description('list the memory models')
+  .action(async () => {
+    const { MODELS } = await import('../../models/index.js');
+    for (const m of Object.values(MODELS)) console.log(`${m.name.padEnd(8)} ${m.description}`);
+  });
+
+program.parseAsync(process.argv).catch((e: unknown) => {
+  console.error(`litmus: ${e instanceof Error ? e.message : String(e)}`);
+  process.exit(2);
+});

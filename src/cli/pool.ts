@@ -1,0 +1,46 @@
+// Checking many files on all cores: worker threads take the next file as
+// they finish one; results come back in input order. On a terminal a
+// progress bar goes to stderr; elsewhere nothing is drawn.
+
+import { Worker } from 'node:worker_threads';
+import type { FileReport, RunOptions } from './run-one.js';
+
+export async function runPool(files: string[], opts: RunOptions, jobs: number): Promise<FileReport[]> {
+  const results: FileReport[] = new Array(files.length);
+  let next = 0;
+  let done = 0;
+  const tty = process.stderr.isTTY === true;
+  const draw = () => {
+    if (!tty) return;
+    const width = 30;
+    const fill = Math.round((done / files.length) * width);
+    process.stderr.write(`\r[${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${done}/${files.length}`);
+  };
+  const workerUrl = new URL('./worker.js', import.meta.url);
+  await Promise.all(
+    Array.from({ length: jobs }, () =>
+      new Promise<void>((resolveP, reject) => {
+        const w = new Worker(workerUrl, { workerData: opts });
+        const feed = () => {
+          if (next >= files.length) {
+            void w.terminate();
+            resolveP();
+            return;
+          }
+          const i = next++;
+          w.postMessage({ i, file: files[i] });
+        };
+        w.on('message', (m: { i: number; report: FileReport }) => {
+          results[m.i] = m.report;
+          done++;
+          draw();
+          feed();
+        });
+        w.on('error', reject);
+        feed();
+      }),
+    ),
+  );
+  if (tty) process.stderr.write('\r\x1b[K');
+  return results;
+}

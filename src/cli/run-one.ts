@@ -1,0 +1,100 @@
+// Checks one file and renders everything a command may print about it, as
+// plain data (so that worker threads can send it back).
+
+import { readFileSync } from 'node:fs';
+import { checkSource, type CheckResult } from '../check.js';
+import { getModel } from '../../models/index.js';
+import { LimitError, LitmusError } from '../parse/errors.js';
+import { herdBlock, humanLine } from '../report/herd.js';
+import { suiteMeta, type SuiteMeta } from '../report/suite.js';
+
+export interface RunOptions {
+  model: string;
+  unroll?: number;
+  maxExecutions?: number;
+  timeoutMs?: number;
+  trace?: boolean;
+}
+
+export interface FileReport {
+  file: string;
+  /** 0: matches or no Result:, 1: mismatch, 2: error. */
+  status: 0 | 1 | 2;
+  error?: string;
+  herd?: string;
+  human?: string;
+  trace?: string;
+  json?: JsonResult;
+  meta?: SuiteMeta;
+}
+
+export interface JsonResult {
+  file: string;
+  name: string;
+  model: string;
+  condition: string;
+  observation: string;
+  positive: number;
+  negative: number;
+  flags: string[];
+  states: { bindings: Record<string, string>; count: number; positive: boolean }[];
+  ok: boolean;
+  expected?: string;
+  matches?: boolean;
+  stats: CheckResult['stats'];
+  meta?: SuiteMeta;
+}
+
+export async function runOne(file: string, opts: RunOptions): Promise<FileReport> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    return { file, status: 2, error: `${file}: cannot read: ${(e as Error).message}` };
+  }
+  const model = getModel(opts.model);
+  if (!model) return { file, status: 2, error: `unknown model "${opts.model}" (lkmm, sc, x86-tso)` };
+  try {
+    const wantTrace = opts.trace ?? false;
+    const r = checkSource(text, {
+      model,
+      unroll: opts.unroll,
+      maxExecutions: opts.maxExecutions,
+      timeoutMs: opts.timeoutMs,
+      keepWitnesses: true,
+    });
+    const meta = suiteMeta(text);
+    const status: 0 | 1 = r.matches === false ? 1 : 0;
+    let trace: string | undefined;
+    if (wantTrace) {
+      const { traceReport } = await import('../report/trace.js');
+      trace = traceReport(r, model, { tryFixes: true });
+    }
+    return { file, status, herd: herdBlock(r), human: humanLine(r), trace, json: toJson(file, r, meta), meta };
+  } catch (e) {
+    if (e instanceof LitmusError) return { file, status: 2, error: e.format(file) };
+    if (e instanceof LimitError) return { file, status: 2, error: `${file}: ${e.message}` };
+    const msg = e instanceof Error ? e.message : String(e);
+    const detail = process.env.LITMUS_DEBUG && e instanceof Error ? `\n${e.stack}` : '';
+    return { file, status: 2, error: `${file}: internal error: ${msg} (please report it)${detail}` };
+  }
+}
+
+function toJson(file: string, r: CheckResult, meta?: SuiteMeta): JsonResult {
+  return {
+    file,
+    name: r.name,
+    model: r.model,
+    condition: r.condition,
+    observation: r.observation,
+    positive: r.positive,
+    negative: r.negative,
+    flags: r.flags,
+    states: r.states.map((s) => ({ bindings: Object.fromEntries(s.bindings), count: s.count, positive: s.positive })),
+    ok: r.ok,
+    expected: r.expected,
+    matches: r.matches,
+    stats: r.stats,
+    meta,
+  };
+}

@@ -1,0 +1,29 @@
+// herd7's output block, line for line, so that scripts that read herd's
+// output (the kernel's judgelitmus.sh, checkghlitmus.sh...) read ours.
+
+import type { CheckResult } from '../check.js';
+
+export function herdBlock(r: CheckResult): string {
+  const kind = r.quantifier === 'exists' ? 'Allowed' : r.quantifier === 'forall' ? 'Required' : 'Forbidden';
+  const lines: string[] = [];
+  lines.push(`Test ${r.name} ${kind}`);
+  lines.push(`States ${r.states.length}`);
+  for (const s of r.states) lines.push(s.bindings.map(([k, v]) => `${k}=${v};`).join(' '));
+  lines.push(r.ok ? 'Ok' : 'No');
+  lines.push('Witnesses');
+  lines.push(`Positive: ${r.positive} Negative: ${r.negative}`);
+  for (const f of r.flags) lines.push(`Flag ${f}`);
+  lines.push(`Condition ${r.condition}`);
+  lines.push(`Observation ${r.name} ${r.observation} ${r.positive} ${r.negative}`);
+  return lines.join('\n');
+}
+
+/** The one-line human summary that follows each block. */
+export function humanLine(r: CheckResult): string {
+  const total = r.positive + r.negative;
+  let line = `${r.name}: ${r.observation} (${r.positive} of ${total} executions) under ${r.model}`;
+  if (r.expected !== undefined) line += r.matches ? `; Result: ${r.expected} matches` : `; Result: ${r.expected} MISMATCH`;
+  if (r.flags.length) line += `; flags: ${r.flags.join(', ')}`;
+  if (r.stats.cutPaths) line += `; ${r.stats.cutPaths} paths cut by the loop bound (see --unroll)`;
+  return line;
+}
