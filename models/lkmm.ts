@@ -8,18 +8,19 @@ import type { Execution } from '../src/model/execution.js';
 import type { Model, Verdict } from '../src/model/model.js';
 import { EventSet, fixpoint, Relation } from '../src/relation/relation.js';
 
-/** Every relation the LKMM defines for one execution. */
-export function lkmmRelations(x: Execution) {
-  const { n } = x;
+/**
+ * The relations that program order and annotations alone decide (no rf, no
+ * co). Candidate executions that differ only in rf/co share them, so they are
+ * computed once per event structure (see Execution.structure).
+ */
+function staticRelations(x: Execution) {
   const S = x.sets;
   const B = x.rel;
-  const { po, rf, co, rmw, int, ext, id } = B;
+  const { po, rmw } = B;
   const M = S.M;
   const R = S.R;
   const W = S.W;
-  const all = S.all;
-  const fencerel = (s: EventSet) => po.seq(s.id()).seq(po);
-  const cross = (a: EventSet, b: EventSet) => a.cross(b);
+  const fencerel = (s: EventSet) => (s.isEmpty() ? Relation.empty(x.n) : po.seq(s.id()).seq(po));
 
   // ---- linux-kernel.bell: semantic sets from syntactic tags
   const FailedRMW = S.RMW.minus(rmw.domain().or(rmw.range()));
@@ -34,58 +35,97 @@ export function lkmmRelations(x: Execution) {
   // RCU read-side critical sections: innermost lock/unlock pairs first.
   const rcuRscs = matchNested(x, S.fence('rcu-lock'), S.fence('rcu-unlock'));
 
-  // Dependencies are carried through plain (and marked) memory, not SRCU unlocks.
-  const notSrcuUnlock = S.SrcuUnlock.complement();
-  const rfi = rf.and(int);
-  const carryDep = B.data.restrict(undefined, notSrcuUnlock).seq(rfi).star();
-  const addr = carryDep.seq(B.addr);
-  const ctrl = carryDep.seq(B.ctrl);
-  const data = carryDep.seq(B.data);
-
-  // SRCU critical sections: the lock's value flows into the unlock.
-  const carrySrcuData = B.data.restrict(undefined, notSrcuUnlock).seq(rf).star();
-  const srcuRscs = S.SrcuLock.id().seq(carrySrcuData).seq(B.data).restrict(undefined, S.SrcuUnlock).and(B.loc);
-
-  // ---- lock.cat (rf and co of lock events are built by the explorer)
-  const fr = rf.inv().seq(co);
-  const rfe = rf.and(ext);
-  const coe = co.and(ext);
-  const fre = fr.and(ext);
-  const lkRmw = S.LKR.id().seq(po.and(B.loc)).seq(S.LKW.id()).minus(po.seq(po));
-  const rmwAll = rmw.or(lkRmw);
+  // ---- lock.cat
   const poLoc = po.and(B.loc);
+  const lkRmw = S.LKR.id().seq(poLoc).seq(S.LKW.id()).minus(po.seq(po));
+  const rmwAll = rmw.or(lkRmw);
 
   // ---- linux-kernel.cat: basic relations
   const acqPo = Acquire.id().seq(po).restrict(undefined, M);
   const poRel = po.restrict(M, Release);
-  const poUnlockLockPo = po.seq(S.UL.id()).seq(po.or(rf)).seq(S.LKR.id()).seq(po);
-
   const R4rmb = R.minus(Noreturn);
   const rmb = fencerel(S.fence('rmb')).restrict(R4rmb, R4rmb);
   const wmb = fencerel(S.fence('wmb')).restrict(W, W);
   const RMW = S.RMW;
-  const mb = fencerel(Mb).restrict(M, M)
+  // mb, except its after-unlock-lock term (which needs co): see below.
+  const mbPo = fencerel(Mb).restrict(M, M)
     .or(po.seq(RMW.and(Mb).id()).seq(po).restrict(M, M))
     .or(po.restrict(W.and(RMW).and(Mb), M))
     .or(po.restrict(M, R.and(RMW).and(Mb)))
     .or(M.id().seq(fencerel(S.fence('before-atomic'))).seq(RMW.id()).seq(po.opt()).restrict(undefined, M))
     .or(M.id().seq(po.opt()).seq(RMW.id()).seq(fencerel(S.fence('after-atomic'))).restrict(undefined, M))
-    .or(M.id().seq(po.opt()).seq(S.LKW.id()).seq(fencerel(S.fence('after-spinlock'))).restrict(undefined, M))
-    .or(M.id().seq(po).seq(S.UL.id()).seq(co.or(po)).seq(S.LKW.id()).seq(fencerel(S.fence('after-unlock-lock'))).restrict(undefined, M));
+    .or(M.id().seq(po.opt()).seq(S.LKW.id()).seq(fencerel(S.fence('after-spinlock'))).restrict(undefined, M));
   const SyncRcu = S.fence('sync-rcu');
   const gp = po.seq(SyncRcu.or(S.SyncSrcu).id()).seq(po.opt());
-  const strongFence0 = mb.or(gp);
-  const nonrwFence = strongFence0.or(poRel, acqPo);
-  const fence0 = nonrwFence.or(wmb, rmb);
   const barrier = fencerel(
     S.fence('barrier').or(S.fence('rmb'), S.fence('wmb'), Mb, SyncRcu, S.SyncSrcu, S.fence('before-atomic'),
       S.fence('after-atomic'), Acquire, Release, S.fence('rcu-lock'), S.fence('rcu-unlock'), S.SrcuLock, S.SrcuUnlock),
   ).or(po.restrict(undefined, Release), po.restrict(Acquire, undefined));
+  const poUnlockPoLockPo = po.seq(S.UL.id()).seq(po).seq(S.LKR.id()).seq(po);
+  const hasRcu = !SyncRcu.or(S.SyncSrcu).isEmpty();
+  return {
+    FailedRMW, Acquire, Release, Mb, Noreturn, Marked, Plain, rcuRscs, poLoc, lkRmw, rmwAll, acqPo, poRel,
+    R4rmb, rmb, wmb, mbPo, SyncRcu, gp, barrier, poUnlockPoLockPo, hasRcu, fencerel,
+  };
+}
 
-  // ---- fundamental coherence ordering
+type StaticLkmm = ReturnType<typeof staticRelations>;
+const staticCache = new WeakMap<object, StaticLkmm>();
+
+function staticOf(x: Execution): StaticLkmm {
+  let st = staticCache.get(x.structure);
+  if (!st) staticCache.set(x.structure, (st = staticRelations(x)));
+  return st;
+}
+
+/** Stage 1: communication, dependencies carried through memory, fences. */
+function communication(x: Execution, st: StaticLkmm) {
+  const { n } = x;
+  const S = x.sets;
+  const B = x.rel;
+  const { po, rf, co, int, ext } = B;
+  const M = S.M;
+
+  // Dependencies are carried through plain (and marked) memory, not SRCU unlocks.
+  const notSrcuUnlock = S.SrcuUnlock.complement();
+  const rfi = rf.and(int);
+  const dataToMemory = B.data.restrict(undefined, notSrcuUnlock);
+  const carried = dataToMemory.seq(rfi);
+  const carryDep = carried.isEmpty() ? null : carried.star();
+  const addr = carryDep ? carryDep.seq(B.addr) : B.addr;
+  const ctrl = carryDep ? carryDep.seq(B.ctrl) : B.ctrl;
+  const data = carryDep ? carryDep.seq(B.data) : B.data;
+
+  // SRCU critical sections: the lock's value flows into the unlock.
+  const srcuRscs = S.SrcuLock.isEmpty()
+    ? Relation.empty(n)
+    : S.SrcuLock.id().seq(dataToMemory.seq(rf).star()).seq(B.data).restrict(undefined, S.SrcuUnlock).and(B.loc);
+
+  // lock.cat: rf and co of lock events are built by the explorer.
+  const fr = rf.inv().seq(co);
+  const rfe = rf.and(ext);
+  const coe = co.and(ext);
+  const fre = fr.and(ext);
   const com = rf.or(co, fr);
 
-  // ---- instruction execution ordering
+  const poUnlockLockPo = st.poUnlockPoLockPo.or(po.seq(S.UL.id()).seq(rf).seq(S.LKR.id()).seq(po));
+  const aul = S.fence('after-unlock-lock');
+  const mb = aul.isEmpty()
+    ? st.mbPo
+    : st.mbPo.or(M.id().seq(po).seq(S.UL.id()).seq(co.or(po)).seq(S.LKW.id()).seq(st.fencerel(aul)).restrict(undefined, M));
+  const strongFence0 = mb.or(st.gp);
+  const nonrwFence = strongFence0.or(st.poRel, st.acqPo);
+  const fence0 = nonrwFence.or(st.wmb, st.rmb);
+  return { rfi, addr, ctrl, data, srcuRscs, fr, rfe, coe, fre, com, poUnlockLockPo, mb, strongFence0, nonrwFence, fence0 };
+}
+type Communication = ReturnType<typeof communication>;
+
+/** Stage 2: preserved program order, propagation, happens-before. */
+function happensBefore(x: Execution, st: StaticLkmm, c: Communication) {
+  const { co, rf, int, ext, id } = x.rel;
+  const W = x.sets.W;
+  const { Marked, Plain, wmb, poRel, rmwAll } = st;
+  const { addr, data, ctrl, fr, rfi, rfe, fence0, strongFence0, poUnlockLockPo } = c;
   const dep = addr.or(data);
   const rwdep = dep.or(ctrl).restrict(undefined, W);
   const overwrite = co.or(fr);
@@ -99,42 +139,60 @@ export function lkmmRelations(x: Execution) {
   const prop = overwrite.and(ext).opt().restrict(Marked, undefined).seq(cumulFence.star())
     .seq(rfe.opt().restrict(Marked, Marked));
   const hb = ppo.or(rfe, prop.minus(id).and(int)).restrict(Marked, Marked);
-  const hbStar = hb.star();
-  const pb = prop.seq(strongFence0).seq(hbStar).restrict(undefined, Marked);
-  const pbStar = pb.star();
+  return { ppo, rmwSequence, cumulFence, prop, hb };
+}
+type HappensBefore = ReturnType<typeof happensBefore>;
 
-  // ---- RCU
-  const rcuGp = SyncRcu.id();
+/** Stage 3: propagation order. */
+function propagation(st: StaticLkmm, c: Communication, h: HappensBefore) {
+  const hbStar = h.hb.star();
+  const pb = h.prop.seq(c.strongFence0).seq(hbStar).restrict(undefined, st.Marked);
+  return { hbStar, pb, pbStar: pb.star() };
+}
+type Propagation = ReturnType<typeof propagation>;
+
+/** Stage 4: RCU grace periods against read-side critical sections. */
+function rcu(x: Execution, st: StaticLkmm, c: Communication, h: HappensBefore, p: Propagation) {
+  const { n } = x;
+  const { po, loc } = x.rel;
+  const S = x.sets;
+  const rcuGp = st.SyncRcu.id();
   const srcuGp = S.SyncSrcu.id();
-  const rcuRscsi = rcuRscs.inv();
-  const srcuRscsi = srcuRscs.inv();
-  const rcuLink = po.opt().seq(hbStar).seq(pbStar).seq(prop).seq(po);
-  const loc = B.loc;
-  const rcuOrder = fixpoint(n, (ro) =>
-    rcuGp.or(
-      srcuGp,
-      rcuGp.seq(rcuLink).seq(rcuRscsi),
-      srcuGp.seq(rcuLink).seq(srcuRscsi).and(loc),
-      rcuRscsi.seq(rcuLink).seq(rcuGp),
-      srcuRscsi.seq(rcuLink).seq(srcuGp).and(loc),
-      rcuGp.seq(rcuLink).seq(ro).seq(rcuLink).seq(rcuRscsi),
-      srcuGp.seq(rcuLink).seq(ro).seq(rcuLink).seq(srcuRscsi).and(loc),
-      rcuRscsi.seq(rcuLink).seq(ro).seq(rcuLink).seq(rcuGp),
-      srcuRscsi.seq(rcuLink).seq(ro).seq(rcuLink).seq(srcuGp).and(loc),
-      ro.seq(rcuLink).seq(ro),
-    ),
-  );
+  const rcuRscsi = st.rcuRscs.inv();
+  const srcuRscsi = c.srcuRscs.inv();
+  const rcuLink = po.opt().seq(p.hbStar).seq(p.pbStar).seq(h.prop).seq(po);
+  // Without grace periods rcu-order is empty (every term starts or ends with one).
+  const rcuOrder = !st.hasRcu
+    ? Relation.empty(n)
+    : fixpoint(n, (ro) =>
+        rcuGp.or(
+          srcuGp,
+          rcuGp.seq(rcuLink).seq(rcuRscsi),
+          srcuGp.seq(rcuLink).seq(srcuRscsi).and(loc),
+          rcuRscsi.seq(rcuLink).seq(rcuGp),
+          srcuRscsi.seq(rcuLink).seq(srcuGp).and(loc),
+          rcuGp.seq(rcuLink).seq(ro).seq(rcuLink).seq(rcuRscsi),
+          srcuGp.seq(rcuLink).seq(ro).seq(rcuLink).seq(srcuRscsi).and(loc),
+          rcuRscsi.seq(rcuLink).seq(ro).seq(rcuLink).seq(rcuGp),
+          srcuRscsi.seq(rcuLink).seq(ro).seq(rcuLink).seq(srcuGp).and(loc),
+          ro.seq(rcuLink).seq(ro),
+        ),
+      );
   const rcuFence = po.seq(rcuOrder).seq(po.opt());
-  const fence = fence0.or(rcuFence);
-  const strongFence = strongFence0.or(rcuFence);
-  const rb = prop.seq(rcuFence).seq(hbStar).seq(pbStar).restrict(undefined, Marked);
+  const fence = c.fence0.or(rcuFence);
+  const strongFence = c.strongFence0.or(rcuFence);
+  const rb = st.hasRcu ? h.prop.seq(rcuFence).seq(p.hbStar).seq(p.pbStar).restrict(undefined, st.Marked) : Relation.empty(n);
+  return { rcuLink, rcuOrder, rcuFence, fence, strongFence, rb };
+}
 
-  return {
-    FailedRMW, Acquire, Release, Mb, Noreturn, Marked, Plain, rcuRscs, srcuRscs, addr, ctrl, data,
-    fr, rfe, coe, fre, rfi, rmwAll, poLoc, acqPo, poRel, poUnlockLockPo, R4rmb, rmb, wmb, mb, gp,
-    strongFence0, nonrwFence, fence0, barrier, com, ppo, cumulFence, prop, hb, pb, rcuLink, rcuOrder,
-    rcuFence, fence, strongFence, rb, all, cross, rmwSequence,
-  };
+/** Every relation the LKMM defines for one execution (for explanations). */
+export function lkmmRelations(x: Execution) {
+  const st = staticOf(x);
+  const c = communication(x, st);
+  const h = happensBefore(x, st, c);
+  const p = propagation(st, c, h);
+  const r = rcu(x, st, c, h, p);
+  return { ...st, ...c, ...h, ...p, ...r };
 }
 
 /** The axioms, in the order the model states them. */
@@ -144,27 +202,34 @@ export const lkmm: Model = {
   name: 'lkmm',
   description: 'Linux-kernel memory model (tools/memory-model: linux-kernel.cat, .bell, lock.cat)',
   check(x: Execution): Verdict {
-    const L = lkmmRelations(x);
+    // The axioms are checked in order, each computing only what it needs.
     const S = x.sets;
     const B = x.rel;
+    const st = staticOf(x);
+    const c = communication(x, st);
     // Sequential consistency per variable.
-    if (!L.poLoc.or(L.com).acyclic()) return { consistent: false, violated: 'coherence', flags: [] };
+    if (!st.poLoc.or(c.com).acyclic()) return { consistent: false, violated: 'coherence', flags: [] };
     // Atomic read-modify-write.
-    if (!L.rmwAll.and(L.fre.seq(L.coe)).isEmpty()) return { consistent: false, violated: 'atomic', flags: [] };
-    // lock.cat: nested locks deadlock; is_locked() inside a critical section is true.
-    const ulBetween = L.poLoc.seq(S.UL.id()).seq(L.poLoc);
-    if (!S.LKW.id().seq(L.poLoc).seq(S.LKR.id()).minus(ulBetween).isEmpty()) return { consistent: false, violated: 'lock-nest', flags: [] };
-    if (!L.hb.acyclic()) return { consistent: false, violated: 'happens-before', flags: [] };
-    if (!L.pb.acyclic()) return { consistent: false, violated: 'propagation', flags: [] };
-    if (!L.rb.irreflexive()) return { consistent: false, violated: 'rcu', flags: [] };
+    if (!st.rmwAll.and(c.fre.seq(c.coe)).isEmpty()) return { consistent: false, violated: 'atomic', flags: [] };
+    // lock.cat: nested locks deadlock.
+    if (!S.LKR.isEmpty()) {
+      const ulBetween = st.poLoc.seq(S.UL.id()).seq(st.poLoc);
+      if (!S.LKW.id().seq(st.poLoc).seq(S.LKR.id()).minus(ulBetween).isEmpty()) return { consistent: false, violated: 'lock-nest', flags: [] };
+    }
+    const h = happensBefore(x, st, c);
+    if (!h.hb.acyclic()) return { consistent: false, violated: 'happens-before', flags: [] };
+    const p = propagation(st, c, h);
+    if (!p.pb.acyclic()) return { consistent: false, violated: 'propagation', flags: [] };
+    const r = rcu(x, st, c, h, p);
+    if (!r.rb.irreflexive()) return { consistent: false, violated: 'rcu', flags: [] };
+    if (st.Plain.isEmpty()) return { consistent: true, flags: [] };
+    const L = { ...st, ...c, ...h, ...p, ...r };
 
     // Plain accesses and data races.
     const { Marked, Plain, hb, pb, rb, cumulFence, strongFence, fence, nonrwFence, rfe, addr, R4rmb, Noreturn, rmwSequence } = L;
     const M = S.M;
     const W = S.W;
-    const po = B.po;
-    const fencerel = (s: EventSet) => po.seq(s.id()).seq(po);
-    const rmbRel = fencerel(S.fence('rmb'));
+    const rmbRel = L.fencerel(S.fence('rmb'));
     const notNoreturn = Noreturn.complement();
     const xbstar = hb.or(pb, rb).star();
     const vis = cumulFence.star().seq(rfe.opt()).restrict(undefined, Marked)

@@ -45,23 +45,30 @@ export function computeDomain(prog: Program): ValueDomain {
   // Lock and SRCU words hold small flags.
   const mayWrite: Map<number, Set<number>>[] = prog.threads.map(() => new Map());
   let bounded = true;
+  // Rounds are Jacobi steps: a value found in round k is read from round k+1
+  // on. A value is computed through a chain of distinct write events, and an
+  // execution has at most `maxWrites` of them, so that many rounds suffice.
+  let fresh: Set<number>[] = values.map(() => new Set());
   const add = (t: number, loc: number, v: number): boolean => {
     let m = mayWrite[t].get(loc);
     if (!m) mayWrite[t].set(loc, (m = new Set()));
     m.add(v);
-    if (!values[loc].has(v)) {
-      values[loc].add(v);
-      if (values[loc].size > DOMAIN_CAP) bounded = false;
+    if (!values[loc].has(v) && !fresh[loc].has(v)) {
+      fresh[loc].add(v);
+      if (values[loc].size + fresh[loc].size > DOMAIN_CAP) bounded = false;
       return true;
     }
     return false;
   };
+  const hasLoop = prog.threads.some((th) => th.code.some((i) => i.op === 'loopcheck'));
+  const writeInstrs = prog.threads.reduce((a, th) => a + th.code.filter((i) => i.op === 'prim').length, 0);
+  const maxWrites = writeInstrs * (hasLoop ? prog.unroll + 1 : 1);
   const locsOf = (s: Set<number>): number[] => {
     const out: number[] = [];
     for (const v of s) if (isAddress(v) && v - LOC_BASE < nLoc) out.push(v - LOC_BASE);
     return out;
   };
-  for (let round = 0; round < 64 && bounded; round++) {
+  for (let round = 0; round <= maxWrites && bounded; round++) {
     let changed = false;
     for (const th of prog.threads) {
       const n = th.code.length;
@@ -184,6 +191,8 @@ export function computeDomain(prog: Program): ValueDomain {
         }
       }
     }
+    fresh.forEach((f, loc) => f.forEach((v) => values[loc].add(v)));
+    fresh = values.map(() => new Set());
     if (!changed) break;
   }
   return { mayWrite, bounded };

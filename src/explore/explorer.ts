@@ -78,6 +78,7 @@ class Explorer {
   private positive = 0;
   private negative = 0;
   private nodes = 0;
+  private prefixChecks = 0;
   private readonly deadline: number;
   private readonly maxExecutions: number;
 
@@ -184,7 +185,13 @@ class Explorer {
           this.pruned++;
           return;
         }
-        if (t + 1 < this.prog.threads.length) this.step(t + 1, this.initThread(t + 1));
+        if (t + 1 < this.prog.threads.length) {
+          if (t > 0 && !this.prefixConsistent()) {
+            this.pruned++;
+            return;
+          }
+          this.step(t + 1, this.initThread(t + 1));
+        }
         else this.finish();
         return;
       }
@@ -352,13 +359,13 @@ class Explorer {
    */
   private chooseSource(t: number, r: Event, accept: (w: Event) => boolean, k: (r: Event) => void, guessKind?: LockKind): void {
     const loc = r.loc;
-    const list = this.co[loc];
-    for (let i = 0; i < list.length; i++) {
-      const w = this.events[list[i]];
-      if (!accept(w)) continue;
+    const ids = this.byLoc[loc];
+    for (let i = 0; i < ids.length; i++) {
+      const w = this.events[ids[i]];
+      if (w.kind !== 'W' || w.id === r.id || !accept(w)) continue;
       r.rf = w.id;
       r.value = w.value;
-      if (this.coherentAt(loc)) k(r);
+      if (this.coherentAt(loc) && (t === 0 || w.thread === t || this.prefixConsistent())) k(r);
       else this.pruned++;
     }
     r.rf = -1;
@@ -388,7 +395,8 @@ class Explorer {
       const r = this.events[id];
       let ok = false;
       for (let u = t + 1; u < this.prog.threads.length && !ok; u++) {
-        ok = this.domain.mayWrite[u].get(r.loc)?.has(r.value) ?? false;
+        const vs = this.domain.mayWrite[u].get(r.loc);
+        ok = r.lock === 'LKR' ? vs !== undefined : vs?.has(r.value) ?? false;
       }
       if (!ok) return false;
     }
@@ -426,27 +434,10 @@ class Explorer {
   /** Tries each position of w in the coherence order of its location. */
   private placeInCo(w: Event, k: () => void): void {
     const list = this.co[w.loc];
-    if (w.lock === 'UL') {
-      // An unlock sits right after the lock write it closes.
-      const lkw = this.openLockWrite(w.thread, w.loc, w.id);
-      if (lkw < 0) {
-        k(); // unmatched unlock: outside co, flagged by the model
-        return;
-      }
-      const at = list.indexOf(lkw) + 1;
-      list.splice(at, 0, w.id);
-      if (this.coherentAt(w.loc)) k();
-      else this.pruned++;
-      list.splice(at, 1);
-      return;
-    }
     for (let at = 1; at <= list.length; at++) {
+      // Nothing comes between a lock write and its unlock.
       const prev = this.events[list[at - 1]];
-      // Nothing comes between a lock write and its unlock, nor after a lock
-      // that is never released.
-      if (prev.lock === 'LKW' && (at < list.length ? this.events[list[at]].lock === 'UL' && this.events[list[at]].thread === prev.thread : prev.thread !== w.thread && prev.thread < w.thread)) {
-        continue;
-      }
+      if (prev.lock === 'LKW') continue;
       list.splice(at, 0, w.id);
       if (this.coherentAt(w.loc)) k();
       else this.pruned++;
@@ -470,7 +461,7 @@ class Explorer {
   private matchPending(w: Event, from: number, k: () => void): void {
     for (let i = from; i < this.pending.length; i++) {
       const r = this.events[this.pending[i]];
-      if (r.loc !== w.loc || r.value !== w.value) continue;
+      if (r.loc !== w.loc || r.value !== w.value || r.lock === 'LKR') continue;
       if (r.lock === 'LF' || r.lock === 'RL') {
         if (w.lock !== 'LKW') continue;
       } else if (r.lock === 'RU') {
@@ -519,6 +510,14 @@ class Explorer {
   }
 
   // -------------------------------------------------------------- locks
+  /**
+   * spin_lock: an LKR/LKW pair. The lock's place in the order of critical
+   * sections is decided by the LKR's source, the unlock (or initial write)
+   * that it follows in coherence order: the one last in that order now, or
+   * an unlock yet to come (then the pair waits, like a guessed read, and is
+   * attached when that unlock is last). Critical sections thus join the
+   * coherence order only at its end, each exactly once.
+   */
   private lock(t: number, ts: ThreadState, loc: number, addrDeps: bigint, ins: Instr, k: (lkr: Event) => void): void {
     // A lock taken again inside its own critical section deadlocks.
     if (this.openLockWrite(t, loc, this.events.length) >= 0) {
@@ -527,13 +526,93 @@ class Explorer {
     }
     const saved = ts.po;
     const lkr = this.newEvent(t, ts, { kind: 'R', loc, value: 0, annot: 'ACQUIRE', lock: 'LKR', addrDeps, ins });
-    this.write(t, ts, { loc, annot: 'ONCE', value: 1, addrDeps, dataDeps: 0n, ins, lock: 'LKW' }, () => k(lkr), lkr);
+    const lkw = this.newEvent(t, ts, { kind: 'W', loc, value: 1, annot: 'ONCE', lock: 'LKW', addrDeps, ins });
+    lkr.rmwPartner = lkw.id;
+    lkw.rmwPartner = lkr.id;
+    const go = () => this.matchPending(lkw, 0, () => k(lkr));
+    const list = this.co[loc];
+    const last = this.events[list[list.length - 1]];
+    if (last.thread === -1 || last.lock === 'UL') {
+      lkr.rf = last.id;
+      list.push(lkw.id);
+      if (this.coherentAt(loc)) go();
+      else this.pruned++;
+      list.pop();
+      lkr.rf = -1;
+    }
+    if (this.laterThreadWrites(t, loc)) {
+      this.pending.push(lkr.id);
+      go();
+      this.pending.pop();
+    }
+    this.popEvent(lkw);
     this.popEvent(lkr);
     ts.po = saved;
   }
 
+  private laterThreadWrites(t: number, loc: number): boolean {
+    for (let u = t + 1; u < this.prog.threads.length; u++) if (this.domain.mayWrite[u].has(loc)) return true;
+    return false;
+  }
+
   private unlock(t: number, ts: ThreadState, loc: number, addrDeps: bigint, ins: Instr, k: () => void): void {
-    this.write(t, ts, { loc, annot: 'RELEASE', value: 0, addrDeps, dataDeps: 0n, ins, lock: 'UL' }, () => k());
+    const saved = ts.po;
+    const ul = this.newEvent(t, ts, { kind: 'W', loc, value: 0, annot: 'RELEASE', lock: 'UL', addrDeps, ins });
+    const lkw = this.openLockWrite(t, loc, ul.id);
+    const list = this.co[loc];
+    const go = () => this.matchPending(ul, 0, () => k());
+    if (lkw >= 0 && list[list.length - 1] === lkw) {
+      list.push(ul.id);
+      if (this.coherentAt(loc)) this.attach(loc, go);
+      else this.pruned++;
+      list.pop();
+    } else {
+      // The critical section waits to be attached (or the unlock matches no lock).
+      go();
+    }
+    this.popEvent(ul);
+    ts.po = saved;
+  }
+
+  /**
+   * The last write of loc's coherence order is an unlock: either nothing
+   * waiting follows it now, or one waiting critical section does (and then,
+   * if that one is closed, the same question again after its unlock).
+   */
+  private attach(loc: number, k: () => void): void {
+    k();
+    const list = this.co[loc];
+    const last = this.events[list[list.length - 1]];
+    for (let i = 0; i < this.pending.length; i++) {
+      const lkr = this.events[this.pending[i]];
+      if (lkr.lock !== 'LKR' || lkr.loc !== loc) continue;
+      const lkw = this.events[lkr.rmwPartner];
+      const ul = this.closingUnlock(lkw);
+      this.pending.splice(i, 1);
+      lkr.rf = last.id;
+      list.push(lkw.id);
+      if (ul) list.push(ul.id);
+      if (this.coherentAt(loc)) {
+        if (ul) this.attach(loc, k);
+        else k();
+      } else this.pruned++;
+      if (ul) list.pop();
+      list.pop();
+      lkr.rf = -1;
+      this.pending.splice(i, 0, lkr.id);
+    }
+  }
+
+  /** The unlock closing the critical section opened by lkw, if generated. */
+  private closingUnlock(lkw: Event): Event | undefined {
+    const ids = this.byLoc[lkw.loc];
+    for (let i = 0; i < ids.length; i++) {
+      const e = this.events[ids[i]];
+      if (e.thread !== lkw.thread || e.poIndex <= lkw.poIndex) continue;
+      if (e.lock === 'UL') return e;
+      if (e.lock === 'LKW') return undefined;
+    }
+    return undefined;
   }
 
   /** LF (failed trylock), RL (is_locked true) and RU (is_locked false) reads. */
@@ -637,45 +716,25 @@ class Explorer {
   }
 
   // ------------------------------------------------------------- judging
+  /**
+   * Whether the execution built so far can still be consistent. The models'
+   * axioms (acyclic, irreflexive, empty) only lose when events and edges are
+   * added, so an inconsistent prefix has no consistent completion. Guessed
+   * reads and lock reads (whose source is fixed only at the end) contribute
+   * no rf edge here, which keeps the prefix a subset of every completion.
+   */
+  private prefixConsistent(): boolean {
+    this.prefixChecks++;
+    const exec = buildExecution(this.prog, this.events, this.co);
+    return this.model.check(exec).consistent;
+  }
+
   private finish(): void {
     if (this.pending.length > 0) {
       this.pruned++;
       return;
     }
-    const lkrs: Event[] = [];
-    try {
-      if (this.linkLockReads(lkrs)) this.judge();
-    } finally {
-      for (const l of lkrs) l.rf = -1;
-    }
-  }
-
-  /**
-   * Each LKR reads from the unlock (or initial write) just before its LKW in
-   * coherence order; at most one lock per location is never released, and
-   * it comes last. Returns false when the execution breaks these rules.
-   */
-  private linkLockReads(lkrs: Event[]): boolean {
-    for (let loc = 0; loc < this.co.length; loc++) {
-      const list = this.co[loc];
-      let unmatched = 0;
-      for (let i = 0; i < list.length; i++) {
-        const w = this.events[list[i]];
-        if (w.lock !== 'LKW') continue;
-        const next = i + 1 < list.length ? this.events[list[i + 1]] : undefined;
-        if (!(next && next.lock === 'UL' && next.thread === w.thread)) {
-          if (++unmatched > 1) return false;
-          for (let j = i + 1; j < list.length; j++) if (this.events[list[j]].lock === 'LKW') return false;
-        }
-        const lkr = this.events[w.rmwPartner];
-        const prev = this.events[list[i - 1]];
-        if (prev.thread === -1 || prev.lock === 'UL') {
-          lkr.rf = prev.id;
-          lkrs.push(lkr);
-        }
-      }
-    }
-    return true;
+    this.judge();
   }
 
   private judge(): void {

@@ -58,24 +58,72 @@ export interface Execution {
   locations: string[];
   sets: BaseSets;
   rel: BaseRelations;
+  /**
+   * Shared by every candidate with the same events (threads, program order,
+   * annotations, dependencies): models may cache what depends on it alone.
+   */
+  structure: object;
+}
+
+interface Structure {
+  sets: Omit<BaseSets, 'FW'>;
+  rel: Omit<BaseRelations, 'rf' | 'co'>;
+}
+
+const structures = new Map<string, Structure>();
+const MAX_STRUCTURES = 20000;
+
+function signature(events: readonly Event[]): string {
+  let s = '';
+  for (const e of events) {
+    s += `${e.thread},${e.poIndex},${e.kind},${e.loc},${e.annot},${e.fence ?? ''},${e.lock ?? ''},${e.srcu ?? ''},` +
+      `${e.isRmw ? 1 : 0},${e.rmwPartner},${e.addrDeps},${e.dataDeps},${e.ctrlDeps};`;
+  }
+  return s;
 }
 
 export function buildExecution(prog: Program, evs: readonly Event[], coLists: readonly number[][]): Execution {
   const events = evs as Event[];
   const n = events.length;
+  const key = signature(events);
+  let st = structures.get(key);
+  if (!st) {
+    if (structures.size >= MAX_STRUCTURES) structures.clear();
+    st = buildStructure(events);
+    structures.set(key, st);
+  }
+  const FW = new EventSet(n);
+  for (const l of coLists) if (l.length > 0) FW.add(l[l.length - 1]);
+  const rf = new Relation(n);
+  for (let a = 0; a < n; a++) {
+    const e = events[a];
+    if (e.kind === 'R' && e.rf >= 0) rf.add(e.rf, a);
+  }
+  const co = new Relation(n);
+  for (const l of coLists) for (let i = 0; i < l.length; i++) for (let j = i + 1; j < l.length; j++) co.add(l[i], l[j]);
+  return {
+    n,
+    events,
+    co: coLists as number[][],
+    locations: prog.locations,
+    sets: { ...st.sets, FW },
+    rel: { ...st.rel, rf, co },
+    structure: st,
+  };
+}
+
+function buildStructure(events: Event[]): Structure {
+  const n = events.length;
   const where = (p: (e: Event) => boolean) => EventSet.where(n, (i) => p(events[i]));
   const R = where((e) => e.kind === 'R');
   const W = where((e) => e.kind === 'W');
   const fences = new Map<string, EventSet>();
-  const FW = new EventSet(n);
-  for (const l of coLists) if (l.length > 0) FW.add(l[l.length - 1]);
-  const sets: BaseSets = {
+  const sets: Omit<BaseSets, 'FW'> = {
     R,
     W,
     M: R.or(W),
     F: where((e) => e.kind === 'F'),
     IW: where((e) => e.thread === -1),
-    FW,
     all: EventSet.where(n, () => true),
     ONCE: where((e) => e.kind !== 'F' && e.thread >= 0 && e.annot === 'ONCE' && !e.lock && !e.srcu),
     ACQUIRE: where((e) => e.kind !== 'F' && e.annot === 'ACQUIRE' && !e.lock),
@@ -99,11 +147,9 @@ export function buildExecution(prog: Program, evs: readonly Event[], coLists: re
       return s;
     },
   };
-
   const po = new Relation(n);
   const loc = new Relation(n);
   const int = new Relation(n);
-  const rf = new Relation(n);
   const rmw = new Relation(n);
   const addr = new Relation(n);
   const data = new Relation(n);
@@ -112,8 +158,7 @@ export function buildExecution(prog: Program, evs: readonly Event[], coLists: re
   for (let a = 0; a < n; a++) {
     const ea = events[a];
     id.add(a, a);
-    if (ea.kind === 'R' && ea.rf >= 0) rf.add(ea.rf, a);
-    if (ea.rmwPartner >= 0 && ea.kind === 'R') rmw.add(a, ea.rmwPartner);
+    if (ea.rmwPartner >= 0 && ea.kind === 'R' && !ea.lock) rmw.add(a, ea.rmwPartner);
     for (let b = 0; b < n; b++) {
       const eb = events[b];
       if (ea.thread === eb.thread && ea.thread >= 0) {
@@ -129,9 +174,7 @@ export function buildExecution(prog: Program, evs: readonly Event[], coLists: re
   // Initial writes are on no thread: int relates only events of one thread.
   const ext = new Relation(n);
   for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) if (!int.has(a, b)) ext.add(a, b);
-  const co = new Relation(n);
-  for (const l of coLists) for (let i = 0; i < l.length; i++) for (let j = i + 1; j < l.length; j++) co.add(l[i], l[j]);
-  return { n, events, co: coLists as number[][], locations: prog.locations, sets, rel: { po, rf, co, rmw, addr, data, ctrl, loc, int, ext, id } };
+  return { sets, rel: { po, rmw, addr, data, ctrl, loc, int, ext, id } };
 }
 
 function addDeps(rel: Relation, deps: bigint, target: number): void {

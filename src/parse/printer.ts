@@ -1,0 +1,111 @@
+// Prints a syntax tree back as a C litmus test. Parsing the printed text
+// gives the same tree (up to positions): the property tests check it.
+
+import type { CondExpr, CondTerm, Expr, InitValue, LitmusTest, Stmt } from './ast.js';
+
+const PREC: Record<string, number> = {
+  '||': 1, '&&': 2, '|': 3, '^': 4, '&': 5, '==': 6, '!=': 6,
+  '<': 7, '<=': 7, '>': 7, '>=': 7, '<<': 8, '>>': 8, '+': 9, '-': 9, '*': 10, '/': 10, '%': 10,
+};
+
+export function printExpr(e: Expr, prec = 0): string {
+  switch (e.kind) {
+    case 'num':
+      return e.value < 0 ? `(${e.value})` : String(e.value);
+    case 'name':
+      return e.name;
+    case 'deref':
+      return `*${printExpr(e.arg, 11)}`;
+    case 'addr':
+      return `&${printExpr(e.arg, 11)}`;
+    case 'unary':
+      return `${e.op}${printExpr(e.arg, 11)}`;
+    case 'cast':
+      return `(${e.type})${printExpr(e.arg, 11)}`;
+    case 'call':
+      return `${e.name}(${e.args.map((a) => printExpr(a)).join(', ')})`;
+    case 'binary': {
+      const p = PREC[e.op];
+      const s = `${printExpr(e.left, p)} ${e.op} ${printExpr(e.right, p + 1)}`;
+      return p < prec ? `(${s})` : s;
+    }
+  }
+}
+
+function printStmt(s: Stmt, indent: string): string[] {
+  switch (s.kind) {
+    case 'empty':
+      return [`${indent};`];
+    case 'decl':
+      return [`${indent}${s.type.replace(/ (\*+)$/, '')} ${s.type.match(/\*+$/)?.[0] ?? ''}${s.name}${s.init ? ` = ${printExpr(s.init)}` : ''};`];
+    case 'assign':
+      return [`${indent}${printExpr(s.target)} = ${printExpr(s.value)};`];
+    case 'expr':
+      return [`${indent}${printExpr(s.expr)};`];
+    case 'block':
+      return [`${indent}{`, ...s.body.flatMap((b) => printStmt(b, indent + '\t')), `${indent}}`];
+    case 'if': {
+      const out = [`${indent}if (${printExpr(s.cond)})`, ...printBody(s.then, indent)];
+      if (s.else) out.push(`${indent}else`, ...printBody(s.else, indent));
+      return out;
+    }
+    case 'while':
+      return [`${indent}while (${printExpr(s.cond)})`, ...printBody(s.body, indent)];
+  }
+}
+
+function printBody(s: Stmt, indent: string): string[] {
+  if (s.kind === 'block') return printStmt(s, indent);
+  // A lone `if` without else under an if/else would capture the else: brace it.
+  if (s.kind === 'if' && !s.else) return [`${indent}{`, ...printStmt(s, indent + '\t'), `${indent}}`];
+  return printStmt(s, indent + '\t');
+}
+
+function printInitValue(v: InitValue): string {
+  return v.kind === 'num' ? String(v.value) : v.name;
+}
+
+function printTerm(t: CondTerm, rhs: boolean): string {
+  if (t.kind === 'num') return String(t.value);
+  if (t.kind === 'reg') return `${t.thread}:${t.name}`;
+  return rhs ? t.name : t.name;
+}
+
+export function printCond(c: CondExpr): string {
+  switch (c.kind) {
+    case 'true':
+      return 'true';
+    case 'false':
+      return 'false';
+    case 'not':
+      return `~(${printCond(c.arg)})`;
+    case 'and':
+      return `(${printCond(c.left)} /\\ ${printCond(c.right)})`;
+    case 'or':
+      return `(${printCond(c.left)} \\/ ${printCond(c.right)})`;
+    case 'implies':
+      return `(~(${printCond(c.left)}) \\/ ${printCond(c.right)})`;
+    case 'eq':
+      return `${printTerm(c.lhs, false)}${c.negated ? '!=' : '='}${printTerm(c.rhs, true)}`;
+  }
+}
+
+export function printLitmus(t: LitmusTest): string {
+  const out: string[] = [`C ${t.name}`, ''];
+  if (t.result) out.push('(*', ` * Result: ${t.result}`, ' *)', '');
+  out.push('{');
+  for (const it of t.init) {
+    const lhs = it.thread === null ? it.name : `${it.thread}:${it.name}`;
+    const type = it.type ? `${it.type.replace(/ ?\*+$/, '')} ${it.type.match(/\*+$/)?.[0] ?? ''}` : '';
+    out.push(`\t${type}${lhs}${it.value ? ` = ${printInitValue(it.value)}` : ''};`);
+  }
+  out.push('}', '');
+  for (const p of t.processes) {
+    out.push(`P${p.index}(${p.params.map((q) => `${q.type.replace(/ \*/g, '*').replace(/^(\S+?)(\*+)$/, '$1 $2')}${q.name}`).join(', ')})`);
+    out.push('{', ...p.body.flatMap((s) => printStmt(s, '\t')), '}', '');
+  }
+  if (t.locations.length) out.push(`locations [${t.locations.map((l) => (l.thread === null ? l.name : `${l.thread}:${l.name}`)).join('; ')}]`);
+  if (t.filter) out.push(`filter ${printCond(t.filter)}`);
+  out.push(`${t.quantifier} (${printCond(t.condition)})`);
+  return out.join('\n') + '\n';
+}
