@@ -6,9 +6,14 @@ import { binop, evalPure, isAddress, LOC_BASE, type Program, type PureExpr } fro
 
 export const DOMAIN_CAP = 256;
 
+/** Primitives that write memory. */
+const WRITERS = new Set(['store', 'xchg', 'cmpxchg', 'atomic', 'add_unless', 'spin_lock', 'spin_unlock', 'spin_trylock', 'srcu_unlock']);
+
 export interface ValueDomain {
   /** Values each thread may write to each location (thread -> loc -> values). */
   mayWrite: Map<number, Set<number>>[];
+  /** Locations a thread may still write from each instruction on (thread -> pc -> locs). */
+  writesFrom: Set<number>[][];
   /** False when a set grew past DOMAIN_CAP. */
   bounded: boolean;
 }
@@ -60,6 +65,7 @@ export function computeDomain(prog: Program): ValueDomain {
     }
     return false;
   };
+  const lastStates: (AbsRegs | undefined)[][] = prog.threads.map(() => []);
   const hasLoop = prog.threads.some((th) => th.code.some((i) => i.op === 'loopcheck'));
   const writeInstrs = prog.threads.reduce((a, th) => a + th.code.filter((i) => i.op === 'prim').length, 0);
   const maxWrites = writeInstrs * (hasLoop ? prog.unroll + 1 : 1);
@@ -93,6 +99,7 @@ export function computeDomain(prog: Program): ValueDomain {
         if (grew) work.push(pc);
       };
       const work: number[] = [];
+      lastStates[th.index] = states;
       join(0, th.initRegs.map((v) => new Set([v])));
       let steps = 0;
       while (work.length > 0 && bounded && steps++ < 100000) {
@@ -195,5 +202,30 @@ export function computeDomain(prog: Program): ValueDomain {
     fresh = values.map(() => new Set());
     if (!changed) break;
   }
-  return { mayWrite, bounded };
+  const writesFrom = prog.threads.map((th) => {
+    const n = th.code.length;
+    const here: Set<number>[] = th.code.map((ins, pc) => {
+      const out = new Set<number>();
+      const regs = lastStates[th.index][pc];
+      if (ins.op !== 'prim' || !regs || !WRITERS.has(ins.prim.kind)) return out;
+      for (const l of locsOf(absEval(ins.addr, regs))) out.add(l);
+      return out;
+    });
+    // Backwards over the control-flow graph until nothing changes.
+    const from: Set<number>[] = Array.from({ length: n + 1 }, () => new Set<number>());
+    for (let changed = true; changed; ) {
+      changed = false;
+      for (let pc = n - 1; pc >= 0; pc--) {
+        const ins = th.code[pc];
+        const succ = ins.op === 'jump' ? [ins.target] : ins.op === 'branch' ? [pc + 1, ins.ifFalse] : [pc + 1];
+        const set = from[pc];
+        const before = set.size;
+        for (const l of here[pc]) set.add(l);
+        for (const q of succ) for (const l of from[q] ?? []) set.add(l);
+        if (set.size !== before) changed = true;
+      }
+    }
+    return from;
+  });
+  return { mayWrite, writesFrom, bounded };
 }

@@ -41,6 +41,9 @@ export interface ExploreResult {
   pruned: number;
   /** Paths cut by the loop unrolling bound. */
   cutPaths: number;
+  /** Partial executions shown to the model, and how many it rejected. */
+  prefixChecks: number;
+  prefixRejects: number;
   /** Executions rejected by each axiom (for explanations). */
   rejectedBy: Map<string, number>;
   /** One rejected execution per final state that no consistent execution reaches. */
@@ -48,6 +51,7 @@ export interface ExploreResult {
 }
 
 interface ThreadState {
+  done: boolean;
   pc: number;
   regs: number[];
   deps: bigint[];
@@ -67,6 +71,7 @@ class Explorer {
   private byLoc: number[][];
   private pending: number[] = [];
   private finalRegs: number[][] = [];
+  private ts: ThreadState[] = [];
   private domain: ValueDomain;
   private outcomes = new Map<string, Outcome>();
   private flags = new Set<string>();
@@ -79,6 +84,7 @@ class Explorer {
   private negative = 0;
   private nodes = 0;
   private prefixChecks = 0;
+  private prefixRejects = 0;
   private readonly deadline: number;
   private readonly maxExecutions: number;
 
@@ -103,7 +109,8 @@ class Explorer {
       const e = this.newEvent(-1, null, { kind: 'W', loc, value: this.prog.initValues[loc], annot: 'ONCE' });
       this.co[loc].push(e.id);
     });
-    if (this.prog.threads.length > 0) this.step(0, this.initThread(0));
+    this.ts = this.prog.threads.map((_, t) => this.initThread(t));
+    this.advance();
     const outcomes = [...this.outcomes.values()];
     return {
       outcomes,
@@ -115,16 +122,18 @@ class Explorer {
       cutPaths: this.cutPaths,
       rejectedBy: this.rejectedBy,
       forbiddenWitness: this.forbidden,
+      prefixChecks: this.prefixChecks,
+      prefixRejects: this.prefixRejects,
     };
   }
 
   private initThread(t: number): ThreadState {
     const th = this.prog.threads[t];
-    return { pc: 0, regs: th.initRegs.slice(), deps: th.initRegs.map(() => 0n), ctrl: 0n, po: 0 };
+    return { done: false, pc: 0, regs: th.initRegs.slice(), deps: th.initRegs.map(() => 0n), ctrl: 0n, po: 0 };
   }
 
   private clone(ts: ThreadState): ThreadState {
-    return { pc: ts.pc, regs: ts.regs.slice(), deps: ts.deps.slice(), ctrl: ts.ctrl, po: ts.po };
+    return { done: ts.done, pc: ts.pc, regs: ts.regs.slice(), deps: ts.deps.slice(), ctrl: ts.ctrl, po: ts.po };
   }
 
   private tick(): void {
@@ -173,27 +182,59 @@ class Explorer {
   }
 
   // ------------------------------------------------------------ threads
-  /** Runs thread t from state ts; then the next threads; then judges. */
-  private step(t: number, ts: ThreadState): void {
+  /**
+   * One step of the exploration. Every thread first runs its register-only
+   * instructions. Then the scheduler picks the first thread whose next
+   * primitive needs no guess: not a read, or a read of a location no other
+   * thread can still write. Only when every thread waits on such a read does
+   * the first one guess. The choice depends on the state alone, so each
+   * execution is still built exactly once.
+   */
+  private advance(): void {
     this.tick();
-    const th = this.prog.threads[t];
-    const code = th.code;
+    const T = this.prog.threads.length;
+    const saved: [number, ThreadState][] = [];
+    try {
+      for (let u = 0; u < T; u++) {
+        const cur = this.ts[u];
+        if (cur.done || this.prog.threads[u].code[cur.pc]?.op === 'prim') continue;
+        const next = this.clone(cur);
+        saved.push([u, cur]);
+        this.ts[u] = next;
+        if (!this.runLocal(u, next)) return;
+      }
+      if (!this.pendingStillPossible()) {
+        this.pruned++;
+        return;
+      }
+      let pick = -1;
+      let first = -1;
+      for (let u = 0; u < T && pick < 0; u++) {
+        const cur = this.ts[u];
+        if (cur.done) continue;
+        if (first < 0) first = u;
+        if (!this.needsGuess(u, cur)) pick = u;
+      }
+      if (first < 0) {
+        this.finish();
+        return;
+      }
+      const t = pick >= 0 ? pick : first;
+      const ts = this.ts[t];
+      this.execPrim(t, ts, this.prog.threads[t].code[ts.pc] as Extract<Instr, { op: 'prim' }>);
+    } finally {
+      for (let i = saved.length - 1; i >= 0; i--) this.ts[saved[i][0]] = saved[i][1];
+    }
+  }
+
+  /** Runs thread u's register-only instructions; false if the path is cut. */
+  private runLocal(u: number, ts: ThreadState): boolean {
+    const code = this.prog.threads[u].code;
     for (;;) {
       if (ts.pc >= code.length) {
-        this.finalRegs[t] = ts.regs;
-        if (!this.pendingStillPossible(t)) {
-          this.pruned++;
-          return;
-        }
-        if (t + 1 < this.prog.threads.length) {
-          if (t > 0 && !this.prefixConsistent()) {
-            this.pruned++;
-            return;
-          }
-          this.step(t + 1, this.initThread(t + 1));
-        }
-        else this.finish();
-        return;
+        ts.done = true;
+        this.finalRegs[u] = ts.regs;
+        return true;
       }
       const ins = code[ts.pc];
       switch (ins.op) {
@@ -214,15 +255,42 @@ class Explorer {
         case 'loopcheck':
           if (ts.regs[ins.counter] >= ins.bound) {
             this.cutPaths++;
-            return;
+            return false;
           }
           ts.pc++;
           break;
         case 'prim':
-          this.execPrim(t, ts, ins);
-          return;
+          return true;
       }
     }
+  }
+
+  /** Whether thread u's next primitive reads a location another thread may still write. */
+  private needsGuess(u: number, ts: ThreadState): boolean {
+    const ins = this.prog.threads[u].code[ts.pc] as Extract<Instr, { op: 'prim' }>;
+    switch (ins.prim.kind) {
+      case 'store':
+      case 'fence':
+      case 'spin_unlock':
+      case 'srcu_unlock':
+      case 'srcu_sync':
+        return false;
+      default: {
+        const a = evalPure(ins.addr, ts.regs);
+        if (!isAddress(a)) return false;
+        return this.othersMayWrite(u, a - LOC_BASE);
+      }
+    }
+  }
+
+  /** Whether a thread other than u may still write loc (from where it stands). */
+  private othersMayWrite(u: number, loc: number, value?: number): boolean {
+    for (let v = 0; v < this.ts.length; v++) {
+      if (v === u || this.ts[v].done) continue;
+      if (!this.domain.writesFrom[v][this.ts[v].pc]?.has(loc)) continue;
+      if (value === undefined || this.domain.mayWrite[v].get(loc)?.has(value)) return true;
+    }
+    return false;
   }
 
   private depsOf(e: PureExpr, ts: ThreadState): bigint {
@@ -239,7 +307,9 @@ class Explorer {
       next.deps[dst] = deps;
     }
     next.pc++;
-    this.step(t, next);
+    this.ts[t] = next;
+    this.advance();
+    this.ts[t] = ts;
   }
 
   private execPrim(t: number, ts: ThreadState, ins: Extract<Instr, { op: 'prim' }>): void {
@@ -365,7 +435,7 @@ class Explorer {
       if (w.kind !== 'W' || w.id === r.id || !accept(w)) continue;
       r.rf = w.id;
       r.value = w.value;
-      if (this.coherentAt(loc) && (t === 0 || w.thread === t || this.prefixConsistent())) k(r);
+      if (this.coherentAt(loc) && (w.thread === t || (w.thread < 0 && this.co[loc].length === 1) || this.prefixConsistent())) k(r);
       else this.pruned++;
     }
     r.rf = -1;
@@ -380,7 +450,8 @@ class Explorer {
 
   private guessableValues(t: number, loc: number, kind?: LockKind): number[] {
     const out = new Set<number>();
-    for (let u = t + 1; u < this.prog.threads.length; u++) {
+    for (let u = 0; u < this.ts.length; u++) {
+      if (u === t || this.ts[u].done || !this.domain.writesFrom[u][this.ts[u].pc]?.has(loc)) continue;
       const vs = this.domain.mayWrite[u].get(loc);
       if (vs) for (const v of vs) out.add(v);
     }
@@ -389,16 +460,11 @@ class Explorer {
     return [...out].sort((a, b) => a - b);
   }
 
-  /** Whether every guessed read can still be matched by a thread after t. */
-  private pendingStillPossible(t: number): boolean {
+  /** Whether every guessed read can still be matched by a write to come. */
+  private pendingStillPossible(): boolean {
     for (const id of this.pending) {
       const r = this.events[id];
-      let ok = false;
-      for (let u = t + 1; u < this.prog.threads.length && !ok; u++) {
-        const vs = this.domain.mayWrite[u].get(r.loc);
-        ok = r.lock === 'LKR' ? vs !== undefined : vs?.has(r.value) ?? false;
-      }
-      if (!ok) return false;
+      if (!this.othersMayWrite(r.thread, r.loc, r.lock === 'LKR' ? undefined : r.value)) return false;
     }
     return true;
   }
@@ -439,10 +505,18 @@ class Explorer {
       const prev = this.events[list[at - 1]];
       if (prev.lock === 'LKW') continue;
       list.splice(at, 0, w.id);
-      if (this.coherentAt(w.loc)) k();
+      // Placed last, w adds co edges only from earlier writes: no new cycle
+      // unless some read saw one of those (then fr edges point to w).
+      if (this.coherentAt(w.loc) && (at === list.length - 1 ? !this.readsSawAny(w.loc) || this.prefixConsistent() : this.prefixConsistent())) k();
       else this.pruned++;
       list.splice(at, 1);
     }
+  }
+
+  /** Whether some read of loc from another thread already has its source. */
+  private readsSawAny(loc: number): boolean {
+    for (const id of this.byLoc[loc]) if (this.events[id].kind === 'R' && this.events[id].rf >= 0) return true;
+    return false;
   }
 
   /** The lock write of thread t at loc not yet closed by an unlock (before event `before`). */
@@ -471,7 +545,7 @@ class Explorer {
       // Branch: r reads from w ...
       this.pending.splice(i, 1);
       r.rf = w.id;
-      if (this.coherentAt(w.loc)) this.matchPending(w, i, k);
+      if (this.coherentAt(w.loc) && this.prefixConsistent()) this.matchPending(w, i, k);
       else this.pruned++;
       r.rf = -1;
       this.pending.splice(i, 0, r.id);
@@ -540,7 +614,7 @@ class Explorer {
       list.pop();
       lkr.rf = -1;
     }
-    if (this.laterThreadWrites(t, loc)) {
+    if (this.othersMayWrite(t, loc)) {
       this.pending.push(lkr.id);
       go();
       this.pending.pop();
@@ -548,11 +622,6 @@ class Explorer {
     this.popEvent(lkw);
     this.popEvent(lkr);
     ts.po = saved;
-  }
-
-  private laterThreadWrites(t: number, loc: number): boolean {
-    for (let u = t + 1; u < this.prog.threads.length; u++) if (this.domain.mayWrite[u].has(loc)) return true;
-    return false;
   }
 
   private unlock(t: number, ts: ThreadState, loc: number, addrDeps: bigint, ins: Instr, k: () => void): void {
@@ -726,7 +795,9 @@ class Explorer {
   private prefixConsistent(): boolean {
     this.prefixChecks++;
     const exec = buildExecution(this.prog, this.events, this.co);
-    return this.model.check(exec).consistent;
+    const ok = this.model.check(exec, { prefix: true }).consistent;
+    if (!ok) this.prefixRejects++;
+    return ok;
   }
 
   private finish(): void {

@@ -13,7 +13,12 @@ export interface Model {
   name: string;
   /** One line on what the model is. */
   description: string;
-  check(x: Execution): Verdict;
+  /**
+   * `prefix`: the execution is a part of a larger one, being built; the
+   * model may check only its cheaper axioms (an answer of consistent is
+   * then only a "maybe").
+   */
+  check(x: Execution, opts?: { prefix?: boolean }): Verdict;
   /**
    * The relations that explain a verdict, by name (for traces): for an
    * inconsistent execution, the cycle of the violated axiom.
