@@ -6,7 +6,7 @@
 
 import type { Execution } from '../src/model/execution.js';
 import type { Model, Verdict } from '../src/model/model.js';
-import { EventSet, fixpoint, Relation } from '../src/relation/relation.js';
+import { EventSet, fixpoint, lasting, Relation, scratch } from '../src/relation/relation.js';
 
 /**
  * The relations that program order and annotations alone decide (no rf, no
@@ -74,7 +74,7 @@ const staticCache = new WeakMap<object, StaticLkmm>();
 
 function staticOf(x: Execution): StaticLkmm {
   let st = staticCache.get(x.structure);
-  if (!st) staticCache.set(x.structure, (st = staticRelations(x)));
+  if (!st) staticCache.set(x.structure, (st = lasting(() => staticRelations(x))));
   return st;
 }
 
@@ -201,11 +201,17 @@ export const LKMM_AXIOMS = ['coherence', 'atomic', 'happens-before', 'propagatio
 export const lkmm: Model = {
   name: 'lkmm',
   description: 'Linux-kernel memory model (tools/memory-model: linux-kernel.cat, .bell, lock.cat)',
-  check(x: Execution): Verdict {
+  check(x: Execution, opts?: { prefix?: boolean }): Verdict {
+    const st = staticOf(x);
+    return scratch(() => checkAxioms(x, st, opts?.prefix ?? false));
+  },
+};
+
+function checkAxioms(x: Execution, st: StaticLkmm, prefix: boolean): Verdict {
+  {
     // The axioms are checked in order, each computing only what it needs.
     const S = x.sets;
     const B = x.rel;
-    const st = staticOf(x);
     const c = communication(x, st);
     // Sequential consistency per variable.
     if (!st.poLoc.or(c.com).acyclic()) return { consistent: false, violated: 'coherence', flags: [] };
@@ -218,6 +224,7 @@ export const lkmm: Model = {
     }
     const h = happensBefore(x, st, c);
     if (!h.hb.acyclic()) return { consistent: false, violated: 'happens-before', flags: [] };
+    if (prefix) return { consistent: true, flags: [] };
     const p = propagation(st, c, h);
     if (!p.pb.acyclic()) return { consistent: false, violated: 'propagation', flags: [] };
     const r = rcu(x, st, c, h, p);
@@ -259,8 +266,8 @@ export const lkmm: Model = {
       if (!mixed.isEmpty()) flags.push('mixed-accesses');
     }
     return { consistent: true, flags };
-  },
-};
+  }
+}
 
 /**
  * Matches nested lock/unlock fences of each thread (the bell's rcu-rscs):

@@ -11,7 +11,8 @@ import type { Annot, Event, FenceKind, LockKind } from '../events/event.js';
 import type { Primitive } from '../events/primitives.js';
 import { LimitError } from '../parse/errors.js';
 import { binop, evalPure, isAddress, LOC_BASE, pureRegs, type Instr, type Program, type PureExpr } from '../program/program.js';
-import { buildExecution, type Execution } from '../model/execution.js';
+import { buildExecution, StructureNode, type Execution } from '../model/execution.js';
+import { lasting, scratch } from '../relation/relation.js';
 import type { Model } from '../model/model.js';
 import { computeDomain, type ValueDomain } from './domain.js';
 
@@ -61,6 +62,18 @@ interface ThreadState {
 
 const BIT = (i: number): bigint => 1n << BigInt(i);
 
+/** A thread stopped at a read whose write is still to come. */
+interface Waiting {
+  t: number;
+  r: Event;
+  /** Goes on once r has its source (or a guessed value). */
+  k: (r: Event) => void;
+  /** Which writes r may read (lock reads are picky). */
+  accept: (w: Event) => boolean;
+  guessKind?: LockKind;
+  ready: boolean;
+}
+
 export function explore(prog: Program, model: Model, opts: ExploreOptions = {}): ExploreResult {
   return new Explorer(prog, model, opts).run();
 }
@@ -72,6 +85,9 @@ class Explorer {
   private pending: number[] = [];
   private finalRegs: number[][] = [];
   private ts: ThreadState[] = [];
+  private waiting: Waiting[] = [];
+  /** The structure node of each prefix of the event stack. */
+  private nodes: StructureNode[] = [new StructureNode(null)];
   private domain: ValueDomain;
   private outcomes = new Map<string, Outcome>();
   private flags = new Set<string>();
@@ -82,7 +98,7 @@ class Explorer {
   private cutPaths = 0;
   private positive = 0;
   private negative = 0;
-  private nodes = 0;
+  private steps = 0;
   private prefixChecks = 0;
   private prefixRejects = 0;
   private readonly deadline: number;
@@ -137,7 +153,7 @@ class Explorer {
   }
 
   private tick(): void {
-    if ((++this.nodes & 1023) === 0 && Date.now() > this.deadline) {
+    if ((++this.steps & 1023) === 0 && Date.now() > this.deadline) {
       throw new LimitError(`exploration stopped after ${this.opts.timeoutMs} ms (--timeout)`);
     }
   }
@@ -171,6 +187,7 @@ class Explorer {
       pc: ts ? ts.pc : -1,
     };
     this.events.push(e);
+    this.nodes.push(this.nodes[this.nodes.length - 1].child(e));
     if (e.loc >= 0 && e.kind !== 'F') this.byLoc[e.loc].push(e.id);
     return e;
   }
@@ -178,6 +195,7 @@ class Explorer {
   private popEvent(e: Event): void {
     const last = this.events.pop();
     if (last !== e) throw new Error('explorer: event stack out of order');
+    this.nodes.pop();
     if (e.loc >= 0 && e.kind !== 'F') this.byLoc[e.loc].pop();
   }
 
@@ -207,21 +225,27 @@ class Explorer {
         this.pruned++;
         return;
       }
-      let pick = -1;
-      let first = -1;
-      for (let u = 0; u < T && pick < 0; u++) {
-        const cur = this.ts[u];
-        if (cur.done) continue;
-        if (first < 0) first = u;
-        if (!this.needsGuess(u, cur)) pick = u;
-      }
-      if (first < 0) {
-        this.finish();
+      // The first thread that can go on: not finished, and not waiting
+      // (or waiting with its read now satisfied).
+      let unfinished = false;
+      for (let u = 0; u < T; u++) {
+        if (this.ts[u].done) continue;
+        unfinished = true;
+        const wi = this.waiting.findIndex((b) => b.t === u);
+        if (wi < 0) {
+          const ts = this.ts[u];
+          this.execPrim(u, ts, this.prog.threads[u].code[ts.pc] as Extract<Instr, { op: 'prim' }>);
+          return;
+        }
+        const b = this.waiting[wi];
+        if (!b.ready) continue;
+        this.waiting.splice(wi, 1);
+        b.k(b.r);
+        this.waiting.splice(wi, 0, b);
         return;
       }
-      const t = pick >= 0 ? pick : first;
-      const ts = this.ts[t];
-      this.execPrim(t, ts, this.prog.threads[t].code[ts.pc] as Extract<Instr, { op: 'prim' }>);
+      if (unfinished) this.breakDeadlock();
+      else this.finish();
     } finally {
       for (let i = saved.length - 1; i >= 0; i--) this.ts[saved[i][0]] = saved[i][1];
     }
@@ -261,24 +285,6 @@ class Explorer {
           break;
         case 'prim':
           return true;
-      }
-    }
-  }
-
-  /** Whether thread u's next primitive reads a location another thread may still write. */
-  private needsGuess(u: number, ts: ThreadState): boolean {
-    const ins = this.prog.threads[u].code[ts.pc] as Extract<Instr, { op: 'prim' }>;
-    switch (ins.prim.kind) {
-      case 'store':
-      case 'fence':
-      case 'spin_unlock':
-      case 'srcu_unlock':
-      case 'srcu_sync':
-        return false;
-      default: {
-        const a = evalPure(ins.addr, ts.regs);
-        if (!isAddress(a)) return false;
-        return this.othersMayWrite(u, a - LOC_BASE);
       }
     }
   }
@@ -424,8 +430,10 @@ class Explorer {
   }
 
   /**
-   * Gives read r each possible source in turn: the writes that exist now,
-   * then each value a later thread may write (matched when that write comes).
+   * Gives read r each possible source in turn: the writes that exist now;
+   * then, if another thread may still write the location, a write to come:
+   * the thread waits until a write is offered to it (or, if every thread
+   * ends up waiting, until its value is guessed: see breakDeadlock).
    */
   private chooseSource(t: number, r: Event, accept: (w: Event) => boolean, k: (r: Event) => void, guessKind?: LockKind): void {
     const loc = r.loc;
@@ -439,13 +447,60 @@ class Explorer {
       else this.pruned++;
     }
     r.rf = -1;
-    for (const v of this.guessableValues(t, loc, guessKind)) {
-      r.value = v;
-      this.pending.push(r.id);
-      k(r);
+    r.value = 0;
+    if (this.othersMayWrite(t, loc)) this.wait({ t, r, k, accept, guessKind, ready: false });
+  }
+
+  /** Thread w.t waits at read w.r for a write to come; the others go on. */
+  private wait(w: Waiting): void {
+    this.waiting.push(w);
+    this.advance();
+    this.waiting.pop();
+  }
+
+  /**
+   * Lets each waiting read that write w can satisfy take it (it becomes
+   * ready to go on), or not: every subset, each once.
+   */
+  private offer(w: Event, from: number, k: () => void): void {
+    for (let i = from; i < this.waiting.length; i++) {
+      const b = this.waiting[i];
+      const r = b.r;
+      if (b.ready || r.lock === 'LKR' || r.loc !== w.loc || r.thread === w.thread || !b.accept(w)) continue;
+      b.ready = true;
+      r.rf = w.id;
+      r.value = w.value;
+      if (this.coherentAt(w.loc) && this.prefixConsistent()) this.offer(w, i + 1, k);
+      else this.pruned++;
+      b.ready = false;
+      r.rf = -1;
+      r.value = 0;
+    }
+    k();
+  }
+
+  /**
+   * Every unfinished thread waits for a write that only a waiting thread can
+   * make: some read takes its value from a write still to come (a
+   * load-buffering cycle). The first waiting read guesses that value; a
+   * later write must match it (matchPending).
+   */
+  private breakDeadlock(): void {
+    const i = this.waiting.findIndex((b) => !b.ready && b.r.lock !== 'LKR');
+    if (i < 0) {
+      this.pruned++; // only locks wait: a deadlock
+      return;
+    }
+    const b = this.waiting[i];
+    this.waiting.splice(i, 1);
+    for (const v of this.guessableValues(b.t, b.r.loc, b.guessKind)) {
+      b.r.value = v;
+      this.pending.push(b.r.id);
+      b.k(b.r);
       this.pending.pop();
     }
-    r.value = 0;
+    b.r.value = 0;
+    this.waiting.splice(i, 0, b);
   }
 
   private guessableValues(t: number, loc: number, kind?: LockKind): number[] {
@@ -464,8 +519,9 @@ class Explorer {
   private pendingStillPossible(): boolean {
     for (const id of this.pending) {
       const r = this.events[id];
-      if (!this.othersMayWrite(r.thread, r.loc, r.lock === 'LKR' ? undefined : r.value)) return false;
+      if (!this.othersMayWrite(r.thread, r.loc, r.value)) return false;
     }
+    for (const b of this.waiting) if (!b.ready && !this.othersMayWrite(b.t, b.r.loc)) return false;
     return true;
   }
 
@@ -487,7 +543,7 @@ class Explorer {
       partner.rmwPartner = w.id;
       w.rmwPartner = partner.id;
     }
-    this.placeInCo(w, () => this.matchPending(w, 0, () => k(w)));
+    this.placeInCo(w, () => this.matchPending(w, 0, () => this.offer(w, 0, () => k(w))));
     if (partner) partner.rmwPartner = -1;
     this.popEvent(w);
     ts.po = saved;
@@ -603,7 +659,7 @@ class Explorer {
     const lkw = this.newEvent(t, ts, { kind: 'W', loc, value: 1, annot: 'ONCE', lock: 'LKW', addrDeps, ins });
     lkr.rmwPartner = lkw.id;
     lkw.rmwPartner = lkr.id;
-    const go = () => this.matchPending(lkw, 0, () => k(lkr));
+    const go = () => this.matchPending(lkw, 0, () => this.offer(lkw, 0, () => k(lkr)));
     const list = this.co[loc];
     const last = this.events[list[list.length - 1]];
     if (last.thread === -1 || last.lock === 'UL') {
@@ -614,11 +670,8 @@ class Explorer {
       list.pop();
       lkr.rf = -1;
     }
-    if (this.othersMayWrite(t, loc)) {
-      this.pending.push(lkr.id);
-      go();
-      this.pending.pop();
-    }
+    // Or wait until an unlock of another thread is last (attach).
+    if (this.othersMayWrite(t, loc)) this.wait({ t, r: lkr, k: () => go(), accept: () => false, ready: false });
     this.popEvent(lkw);
     this.popEvent(lkr);
     ts.po = saved;
@@ -629,7 +682,7 @@ class Explorer {
     const ul = this.newEvent(t, ts, { kind: 'W', loc, value: 0, annot: 'RELEASE', lock: 'UL', addrDeps, ins });
     const lkw = this.openLockWrite(t, loc, ul.id);
     const list = this.co[loc];
-    const go = () => this.matchPending(ul, 0, () => k());
+    const go = () => this.matchPending(ul, 0, () => this.offer(ul, 0, () => k()));
     if (lkw >= 0 && list[list.length - 1] === lkw) {
       list.push(ul.id);
       if (this.coherentAt(loc)) this.attach(loc, go);
@@ -644,31 +697,24 @@ class Explorer {
   }
 
   /**
-   * The last write of loc's coherence order is an unlock: either nothing
-   * waiting follows it now, or one waiting critical section does (and then,
-   * if that one is closed, the same question again after its unlock).
+   * The last write of loc's coherence order is an unlock: either no waiting
+   * lock follows it now, or one does (its thread is then ready to go on).
    */
   private attach(loc: number, k: () => void): void {
     k();
     const list = this.co[loc];
     const last = this.events[list[list.length - 1]];
-    for (let i = 0; i < this.pending.length; i++) {
-      const lkr = this.events[this.pending[i]];
-      if (lkr.lock !== 'LKR' || lkr.loc !== loc) continue;
-      const lkw = this.events[lkr.rmwPartner];
-      const ul = this.closingUnlock(lkw);
-      this.pending.splice(i, 1);
+    for (const b of this.waiting) {
+      const lkr = b.r;
+      if (b.ready || lkr.lock !== 'LKR' || lkr.loc !== loc) continue;
+      b.ready = true;
       lkr.rf = last.id;
-      list.push(lkw.id);
-      if (ul) list.push(ul.id);
-      if (this.coherentAt(loc)) {
-        if (ul) this.attach(loc, k);
-        else k();
-      } else this.pruned++;
-      if (ul) list.pop();
+      list.push(lkr.rmwPartner);
+      if (this.coherentAt(loc) && this.prefixConsistent()) k();
+      else this.pruned++;
       list.pop();
       lkr.rf = -1;
-      this.pending.splice(i, 0, lkr.id);
+      b.ready = false;
     }
   }
 
@@ -794,8 +840,10 @@ class Explorer {
    */
   private prefixConsistent(): boolean {
     this.prefixChecks++;
-    const exec = buildExecution(this.prog, this.events, this.co);
-    const ok = this.model.check(exec, { prefix: true }).consistent;
+    const ok = scratch(() => {
+      const exec = buildExecution(this.prog, this.events, this.co, this.top());
+      return this.model.check(exec, { prefix: true }).consistent;
+    });
     if (!ok) this.prefixRejects++;
     return ok;
   }
@@ -808,12 +856,20 @@ class Explorer {
     this.judge();
   }
 
+  private top(): StructureNode {
+    return this.nodes[this.nodes.length - 1];
+  }
+
   private judge(): void {
+    scratch(() => this.judgeHere());
+  }
+
+  private judgeHere(): void {
     this.candidates++;
     if (this.candidates > this.maxExecutions) {
       throw new LimitError(`more than ${this.maxExecutions} candidate executions (--max-executions)`);
     }
-    const exec = buildExecution(this.prog, this.events, this.co);
+    const exec = buildExecution(this.prog, this.events, this.co, this.top());
     const verdict = this.model.check(exec);
     const fs = { regs: this.finalRegs, mem: this.co.map((l) => this.events[l[l.length - 1]].value) };
     const values = this.prog.observed.map((o) => (o.kind === 'reg' ? fs.regs[o.thread][o.reg] : fs.mem[o.loc]));
@@ -843,5 +899,9 @@ class Explorer {
 
 /** A copy of an execution that later exploration will not change. */
 function snapshot(x: Execution): Execution {
-  return { ...x, events: x.events.map((e) => ({ ...e })), co: x.co.map((l) => l.slice()) };
+  return lasting(() => {
+    const events = x.events.map((e) => ({ ...e }));
+    const co = x.co.map((l) => l.slice());
+    return { ...buildExecution({ locations: x.locations } as Program, events, co), structure: x.structure };
+  });
 }

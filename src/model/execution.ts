@@ -4,7 +4,7 @@
 
 import type { Event } from '../events/event.js';
 import type { Program } from '../program/program.js';
-import { EventSet, Relation } from '../relation/relation.js';
+import { EventSet, lasting, Relation } from '../relation/relation.js';
 
 export interface BaseSets {
   R: EventSet;
@@ -65,32 +65,37 @@ export interface Execution {
   structure: object;
 }
 
-interface Structure {
+export interface Structure {
   sets: Omit<BaseSets, 'FW'>;
   rel: Omit<BaseRelations, 'rf' | 'co'>;
 }
 
-const structures = new Map<string, Structure>();
-const MAX_STRUCTURES = 20000;
+/**
+ * Where a list of events sits in the tree of all event sequences seen: two
+ * candidates with the same node have the same structure. The explorer keeps
+ * one node per event on its stack, so finding it costs nothing.
+ */
+export class StructureNode {
+  private children = new Map<string, StructureNode>();
+  structure?: Structure;
+  constructor(readonly parent: StructureNode | null) {}
 
-function signature(events: readonly Event[]): string {
-  let s = '';
-  for (const e of events) {
-    s += `${e.thread},${e.poIndex},${e.kind},${e.loc},${e.annot},${e.fence ?? ''},${e.lock ?? ''},${e.srcu ?? ''},` +
-      `${e.isRmw ? 1 : 0},${e.rmwPartner},${e.addrDeps},${e.dataDeps},${e.ctrlDeps};`;
+  child(e: Event): StructureNode {
+    const key = `${e.thread},${e.kind},${e.loc},${e.annot},${e.fence ?? ''},${e.lock ?? ''},${e.srcu ?? ''},` +
+      `${e.isRmw ? 1 : 0},${e.kind === 'W' ? e.rmwPartner : ''},${e.addrDeps},${e.dataDeps},${e.ctrlDeps}`;
+    let c = this.children.get(key);
+    if (!c) this.children.set(key, (c = new StructureNode(this)));
+    return c;
   }
-  return s;
 }
 
-export function buildExecution(prog: Program, evs: readonly Event[], coLists: readonly number[][]): Execution {
+export function buildExecution(prog: Program, evs: readonly Event[], coLists: readonly number[][], node?: StructureNode): Execution {
   const events = evs as Event[];
   const n = events.length;
-  const key = signature(events);
-  let st = structures.get(key);
+  let st = node?.structure;
   if (!st) {
-    if (structures.size >= MAX_STRUCTURES) structures.clear();
-    st = buildStructure(events);
-    structures.set(key, st);
+    st = lasting(() => buildStructure(events));
+    if (node) node.structure = st;
   }
   const FW = new EventSet(n);
   for (const l of coLists) if (l.length > 0) FW.add(l[l.length - 1]);
@@ -143,7 +148,7 @@ function buildStructure(events: Event[]): Structure {
     SyncSrcu: where((e) => e.srcu === 'sync-srcu'),
     fence: (kind) => {
       let s = fences.get(kind);
-      if (!s) fences.set(kind, (s = where((e) => e.fence === kind)));
+      if (!s) fences.set(kind, (s = lasting(() => where((e) => e.fence === kind))));
       return s;
     },
   };

@@ -6,11 +6,67 @@
 //   r.inv() = r^-1, r.plus() = r+, r.star() = r*, r.opt() = r?,
 //   EventSet.id() = [S], r.restrict(S, T) = [S] ; r ; [T].
 
+/**
+ * Scratch memory for the relations of one model check. Relations are many,
+ * small and short-lived; carving them out of one buffer avoids an
+ * ArrayBuffer per relation (allocation and garbage collection dominated the
+ * profile). Only code inside scratch() uses it; anything kept afterwards
+ * (caches, witnesses) must be built outside.
+ */
+class Arena {
+  buf = new Uint32Array(1 << 16);
+  off = 0;
+  alloc(len: number): Uint32Array {
+    if (this.off + len > this.buf.length) {
+      this.buf = new Uint32Array(Math.max(this.buf.length * 2, len * 4));
+      this.off = 0;
+    }
+    const v = this.buf.subarray(this.off, this.off + len);
+    this.off += len;
+    v.fill(0);
+    return v;
+  }
+}
+
+const ARENA = new Arena();
+let arenaActive = false;
+
+function words(len: number): Uint32Array {
+  return arenaActive ? ARENA.alloc(len) : new Uint32Array(len);
+}
+
+/** Runs f with relations allocated from scratch memory, released on return. */
+export function scratch<T>(f: () => T): T {
+  if (arenaActive) return f();
+  arenaActive = true;
+  const off = ARENA.off;
+  try {
+    return f();
+  } finally {
+    arenaActive = false;
+    ARENA.off = off;
+  }
+}
+
+/** Runs f with ordinary (lasting) allocation, even inside scratch(). */
+export function lasting<T>(f: () => T): T {
+  if (!arenaActive) return f();
+  arenaActive = false;
+  try {
+    return f();
+  } finally {
+    arenaActive = true;
+  }
+}
+
 export class EventSet {
+  readonly bits: Uint32Array;
   constructor(
     readonly n: number,
-    readonly bits: Uint32Array = new Uint32Array((n + 31) >>> 5),
-  ) {}
+    bits?: Uint32Array,
+  ) {
+    this.bits = bits ?? words((n + 31) >>> 5);
+  }
 
   static of(n: number, members: Iterable<number>): EventSet {
     const s = new EventSet(n);
@@ -33,7 +89,8 @@ export class EventSet {
   }
 
   or(...others: EventSet[]): EventSet {
-    const r = new EventSet(this.n, this.bits.slice());
+    const r = new EventSet(this.n);
+    r.bits.set(this.bits);
     for (const o of others) for (let i = 0; i < r.bits.length; i++) r.bits[i] |= o.bits[i];
     return r;
   }
@@ -95,7 +152,7 @@ export class Relation {
     rows?: Uint32Array,
   ) {
     this.w = (n + 31) >>> 5;
-    this.rows = rows ?? new Uint32Array(n * this.w);
+    this.rows = rows ?? words(n * this.w);
   }
 
   static empty(n: number): Relation {
@@ -123,7 +180,9 @@ export class Relation {
   }
 
   clone(): Relation {
-    return new Relation(this.n, this.rows.slice());
+    const r = new Relation(this.n);
+    r.rows.set(this.rows);
+    return r;
   }
 
   or(...others: Relation[]): Relation {
