@@ -65,7 +65,7 @@ export function computeDomain(prog: Program): ValueDomain {
     }
     return false;
   };
-  const lastStates: (AbsRegs | undefined)[][] = prog.threads.map(() => []);
+  const lastStates: Map<string, { pc: number; regs: AbsRegs }>[] = prog.threads.map(() => new Map());
   const hasLoop = prog.threads.some((th) => th.code.some((i) => i.op === 'loopcheck'));
   const writeInstrs = prog.threads.reduce((a, th) => a + th.code.filter((i) => i.op === 'prim').length, 0);
   const maxWrites = writeInstrs * (hasLoop ? prog.unroll + 1 : 1);
@@ -78,34 +78,41 @@ export function computeDomain(prog: Program): ValueDomain {
     let changed = false;
     for (const th of prog.threads) {
       const n = th.code.length;
-      const states: (AbsRegs | undefined)[] = new Array(n + 1);
+      // States are kept apart by the values of loop counters (always single
+      // values), so that loops unroll exactly as bounded and no further.
+      const counters = [...new Set(th.code.flatMap((i) => (i.op === 'loopcheck' ? [i.counter] : [])))];
+      const keyOf = (pc: number, regs: AbsRegs) =>
+        counters.length === 0 ? String(pc) : `${pc}|${counters.map((c) => [...regs[c]].join('/')).join(',')}`;
+      const states = new Map<string, { pc: number; regs: AbsRegs }>();
       const join = (pc: number, regs: AbsRegs) => {
-        const cur = states[pc];
+        const key = keyOf(pc, regs);
+        const cur = states.get(key);
         if (!cur) {
-          states[pc] = regs.map((s) => new Set(s));
-          work.push(pc);
+          states.set(key, { pc, regs: regs.map((s) => new Set(s)) });
+          work.push(key);
           return;
         }
         let grew = false;
         regs.forEach((s, i) => {
           for (const v of s) {
-            if (!cur[i].has(v)) {
-              cur[i].add(v);
+            if (!cur.regs[i].has(v)) {
+              cur.regs[i].add(v);
               grew = true;
             }
           }
-          if (cur[i].size > DOMAIN_CAP) bounded = false;
+          if (cur.regs[i].size > DOMAIN_CAP) bounded = false;
         });
-        if (grew) work.push(pc);
+        if (grew) work.push(key);
       };
-      const work: number[] = [];
+      const work: string[] = [];
       lastStates[th.index] = states;
       join(0, th.initRegs.map((v) => new Set([v])));
       let steps = 0;
       while (work.length > 0 && bounded && steps++ < 100000) {
-        const pc = work.pop()!;
+        const st = states.get(work.pop()!)!;
+        const pc = st.pc;
         if (pc >= n) continue;
-        const regs = states[pc]!;
+        const regs = st.regs;
         const ins = th.code[pc];
         const nextRegs = (dst: number, vals: Set<number>): AbsRegs => {
           const r = regs.slice();
@@ -204,13 +211,12 @@ export function computeDomain(prog: Program): ValueDomain {
   }
   const writesFrom = prog.threads.map((th) => {
     const n = th.code.length;
-    const here: Set<number>[] = th.code.map((ins, pc) => {
-      const out = new Set<number>();
-      const regs = lastStates[th.index][pc];
-      if (ins.op !== 'prim' || !regs || !WRITERS.has(ins.prim.kind)) return out;
-      for (const l of locsOf(absEval(ins.addr, regs))) out.add(l);
-      return out;
-    });
+    const here: Set<number>[] = th.code.map(() => new Set<number>());
+    for (const { pc, regs } of lastStates[th.index].values()) {
+      const ins = th.code[pc];
+      if (!ins || ins.op !== 'prim' || !WRITERS.has(ins.prim.kind)) continue;
+      for (const l of locsOf(absEval(ins.addr, regs))) here[pc].add(l);
+    }
     // Backwards over the control-flow graph until nothing changes.
     const from: Set<number>[] = Array.from({ length: n + 1 }, () => new Set<number>());
     for (let changed = true; changed; ) {

@@ -122,7 +122,16 @@ function buildStructure(events: Event[]): Structure {
   const where = (p: (e: Event) => boolean) => EventSet.where(n, (i) => p(events[i]));
   const R = where((e) => e.kind === 'R');
   const W = where((e) => e.kind === 'W');
+  // Every fence kind up front: the events array is the explorer's, and changes.
   const fences = new Map<string, EventSet>();
+  for (let i = 0; i < n; i++) {
+    const f = events[i].fence;
+    if (!f) continue;
+    let set = fences.get(f);
+    if (!set) fences.set(f, (set = new EventSet(n)));
+    set.add(i);
+  }
+  const noFences = new EventSet(n);
   const sets: Omit<BaseSets, 'FW'> = {
     R,
     W,
@@ -146,11 +155,7 @@ function buildStructure(events: Event[]): Structure {
     SrcuLock: where((e) => e.srcu === 'srcu-lock'),
     SrcuUnlock: where((e) => e.srcu === 'srcu-unlock'),
     SyncSrcu: where((e) => e.srcu === 'sync-srcu'),
-    fence: (kind) => {
-      let s = fences.get(kind);
-      if (!s) fences.set(kind, (s = lasting(() => where((e) => e.fence === kind))));
-      return s;
-    },
+    fence: (kind) => fences.get(kind) ?? noFences,
   };
   const po = new Relation(n);
   const loc = new Relation(n);

@@ -249,10 +249,22 @@ class Parser {
     const body: Stmt[] = [];
     while (!this.is('}')) {
       if (this.tok.kind === 'eof') fail('unbalanced braces: this "{" is never closed', open.pos);
+      if (this.atFinalClause()) {
+        fail(`unbalanced braces: this "{" is not closed before "${this.tok.text}" at line ${this.tok.pos.line}`, open.pos);
+      }
       body.push(...this.parseStmt());
     }
     this.next();
     return { kind: 'block', body, pos: open.pos };
+  }
+
+  /** `exists (`, `forall (`, `~exists`, `locations [`, `filter (` inside a body: a lost brace. */
+  private atFinalClause(): boolean {
+    const t = this.tok;
+    if (t.kind === 'punct' && t.text === '~') return this.peek().text === 'exists';
+    if (t.kind !== 'ident') return false;
+    const n = this.peek().text;
+    return ((t.text === 'exists' || t.text === 'forall' || t.text === 'filter') && n === '(') || (t.text === 'locations' && n === '[');
   }
 
   private isTypeStart(): boolean {

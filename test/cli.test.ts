@@ -1,0 +1,414 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { CLI, ROOT } from './util.js';
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let dir: string;
+
+function litmus(...args: string[]): Run {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, LITMUS_DEBUG: '' } });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const SB = `C SB+poonceonces
+
+(*
+ * Result: Sometimes
+ *
+ * Can the two reads both see the initial values?
+ *)
+
+{}
+
+P0(int *x0, int *x1)
+{
+	int r0;
+
+	WRITE_ONCE(*x0, 1);
+	r0 = READ_ONCE(*x1);
+}
+
+P1(int *x0, int *x1)
+{
+	int r0;
+
+	WRITE_ONCE(*x1, 1);
+	r0 = READ_ONCE(*x0);
+}
+
+exists (0:r0=0 /\\ 1:r0=0)
+`;
+
+const MP_REL_ACQ = `C MP+pooncerelease+poacquireonce
+
+(*
+ * Result: Never
+ *)
+
+{}
+
+P0(int *buf, int *flag)
+{
+	WRITE_ONCE(*buf, 1);
+	smp_store_release(flag, 1);
+}
+
+P1(int *buf, int *flag)
+{
+	int r0;
+	int r1;
+
+	r0 = smp_load_acquire(flag);
+	r1 = READ_ONCE(*buf);
+}
+
+exists (1:r0=1 /\\ 1:r1=0)
+`;
+
+const LB = `C LB+poonceonces
+(* Result: Sometimes *)
+{}
+P0(int *x, int *y)
+{
+	int r0;
+	r0 = READ_ONCE(*x);
+	WRITE_ONCE(*y, 1);
+}
+P1(int *x, int *y)
+{
+	int r0;
+	r0 = READ_ONCE(*y);
+	WRITE_ONCE(*x, 1);
+}
+exists (0:r0=1 /\\ 1:r0=1)
+`;
+
+const CORR = `C CoRR
+(* Result: Never *)
+{}
+P0(int *x)
+{
+	WRITE_ONCE(*x, 1);
+}
+P1(int *x)
+{
+	int r0;
+	int r1;
+	r0 = READ_ONCE(*x);
+	r1 = READ_ONCE(*x);
+}
+exists (1:r0=1 /\\ 1:r1=0)
+`;
+
+const SYNTAX = `C bad
+{}
+P0(int *x)
+{
+	WRITE_ONCE(*x, 1)
+}
+exists (x=1)
+`;
+
+const IRIW = `C IRIW
+{}
+P0(int *x) { WRITE_ONCE(*x, 1); }
+P1(int *x, int *y) { int r0; int r1; r0 = READ_ONCE(*x); r1 = READ_ONCE(*y); }
+P2(int *y) { WRITE_ONCE(*y, 1); }
+P3(int *x, int *y) { int r0; int r1; r0 = READ_ONCE(*y); r1 = READ_ONCE(*x); }
+exists (1:r0=1 /\\ 1:r1=0 /\\ 3:r0=1 /\\ 3:r1=0)
+`;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'litmus-cli-'));
+  writeFileSync(join(dir, 'sb.litmus'), SB);
+  writeFileSync(join(dir, 'wrong.litmus'), SB.replace('Result: Sometimes', 'Result: Never').replace('C SB+poonceonces', 'C SB+wrong'));
+  writeFileSync(join(dir, 'bad.litmus'), SYNTAX);
+  writeFileSync(join(dir, 'iriw.litmus'), IRIW);
+  mkdirSync(join(dir, 'suite'));
+  writeFileSync(join(dir, 'suite', 'sb.litmus'), SB);
+  writeFileSync(join(dir, 'suite', 'mp.litmus'), MP_REL_ACQ);
+  writeFileSync(join(dir, 'suite', 'lb.litmus'), LB);
+  mkdirSync(join(dir, 'suite', 'sub'));
+  writeFileSync(join(dir, 'suite', 'sub', 'corr.litmus'), CORR);
+  writeFileSync(join(dir, 'suite', 'notes.txt'), 'not a litmus test');
+});
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('litmus check: output', () => {
+  it('prints the herd block and the human line', () => {
+    const r = litmus('check', 'sb.litmus');
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe('');
+    const lines = r.stdout.split('\n');
+    expect(lines.slice(0, 13)).toEqual([
+      'Test SB+poonceonces Allowed',
+      'States 4',
+      '0:r0=0; 1:r0=0;',
+      '0:r0=0; 1:r0=1;',
+      '0:r0=1; 1:r0=0;',
+      '0:r0=1; 1:r0=1;',
+      'Ok',
+      'Witnesses',
+      'Positive: 1 Negative: 3',
+      'Condition exists (0:r0=0 /\\ 1:r0=0)',
+      'Observation SB+poonceonces Sometimes 1 3',
+      'SB+poonceonces: Sometimes (1 of 4 executions) under lkmm; Result: Sometimes matches',
+      '',
+    ]);
+  });
+
+  it('prints No and Never for a forbidden outcome', () => {
+    writeFileSync(join(dir, 'mp.litmus'), MP_REL_ACQ);
+    const r = litmus('check', 'mp.litmus');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('Test MP+pooncerelease+poacquireonce Allowed\nStates 3\n');
+    expect(r.stdout).toContain('\nNo\nWitnesses\nPositive: 0 Negative: 3\n');
+    expect(r.stdout).toContain('Observation MP+pooncerelease+poacquireonce Never 0 3');
+    expect(r.stdout).toContain('MP+pooncerelease+poacquireonce: Never (0 of 3 executions) under lkmm; Result: Never matches');
+  });
+
+  it('-q prints only the human line', () => {
+    const r = litmus('check', '-q', 'sb.litmus');
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe('SB+poonceonces: Sometimes (1 of 4 executions) under lkmm; Result: Sometimes matches');
+  });
+
+  it('--json prints parseable results', () => {
+    const r = litmus('check', '--json', 'sb.litmus');
+    expect(r.status).toBe(0);
+    const data = JSON.parse(r.stdout) as Record<string, unknown>[];
+    expect(data).toHaveLength(1);
+    expect(data[0]).toMatchObject({
+      file: 'sb.litmus',
+      name: 'SB+poonceonces',
+      model: 'lkmm',
+      condition: 'exists (0:r0=0 /\\ 1:r0=0)',
+      observation: 'Sometimes',
+      positive: 1,
+      negative: 3,
+      flags: [],
+      ok: true,
+      expected: 'Sometimes',
+      matches: true,
+    });
+    expect(data[0].states).toContainEqual({ bindings: { '0:r0': '0', '1:r0': '0' }, count: 1, positive: true });
+  });
+
+  it('--model sc changes the verdict (and the Result: no longer matches)', () => {
+    const r = litmus('check', '--model', 'sc', 'sb.litmus');
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain('States 3\n');
+    expect(r.stdout).toContain('Observation SB+poonceonces Never 0 3');
+    expect(r.stdout).toContain('SB+poonceonces: Never (0 of 3 executions) under sc; Result: Sometimes MISMATCH');
+  });
+
+  it('--model x86-tso allows store buffering', () => {
+    const r = litmus('check', '-q', '-m', 'x86-tso', 'sb.litmus');
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe('SB+poonceonces: Sometimes (1 of 4 executions) under x86-tso; Result: Sometimes matches');
+  });
+
+  it('--trace shows a witness', () => {
+    const r = litmus('check', '-q', '--trace', 'sb.litmus');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('Witness for 0:r0=0; 1:r0=0; (satisfies the condition)');
+    expect(r.stdout).toContain('Not sequentially consistent');
+    expect(r.stdout).toMatch(/^\s+1\. WRITE_ONCE +W x0=1 +\(line 15\)$/m);
+    expect(r.stdout).toMatch(/^\s+2\. READ_ONCE +R x1=0 \(initial value\) +\(line 16\)$/m);
+    // Both reorderings must go: one smp_mb() per CPU.
+    expect(r.stdout).toMatch(/Fix \(checked\):.*smp_mb/);
+  });
+});
+
+describe('litmus check: exit codes and errors', () => {
+  it('0 when every Result: matches', () => {
+    expect(litmus('check', '-q', 'sb.litmus').status).toBe(0);
+  });
+
+  it('1 when a Result: does not match', () => {
+    const r = litmus('check', 'wrong.litmus');
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain('SB+wrong: Sometimes (1 of 4 executions) under lkmm; Result: Never MISMATCH');
+  });
+
+  it('1 when one of several files mismatches', () => {
+    const r = litmus('check', '-q', 'sb.litmus', 'wrong.litmus');
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain('Result: Sometimes matches');
+    expect(r.stdout).toContain('Result: Never MISMATCH');
+  });
+
+  it('2 on a syntax error, with one file:line:col line on stderr and no stack trace', () => {
+    const r = litmus('check', 'bad.litmus');
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trimEnd().split('\n')).toEqual(['bad.litmus:6:1: expected ";" after the statement, found "}"']);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('2 for a file that does not exist', () => {
+    const r = litmus('check', 'nope.litmus');
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim()).toBe('nope.litmus: no such file, folder or bundled test');
+  });
+
+  it('2 for an unknown model', () => {
+    const r = litmus('check', '--model', 'arm', 'sb.litmus');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('unknown model "arm"');
+  });
+
+  it('2 when --max-executions is reached, with a clear message', () => {
+    const r = litmus('check', '--max-executions', '1', 'iriw.litmus');
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim()).toBe('iriw.litmus: more than 1 candidate executions (--max-executions)');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('2 for a bad --shard', () => {
+    const r = litmus('check', '--shard', '3/2', 'sb.litmus');
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim()).toBe('litmus: --shard 3/2: K must be between 1 and N');
+  });
+
+  it('2 for a bad number option', () => {
+    const r = litmus('check', '--unroll', 'two', 'sb.litmus');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--unroll takes a whole number');
+  });
+
+  it('2 wins over 1: an error and a mismatch together exit 2', () => {
+    const r = litmus('check', '-q', 'wrong.litmus', 'bad.litmus');
+    expect(r.status).toBe(2);
+    expect(r.stdout).toContain('MISMATCH');
+    expect(r.stderr).toContain('bad.litmus:6:1:');
+  });
+});
+
+describe('litmus check: several inputs', () => {
+  it('a folder checks every .litmus file below it', () => {
+    const r = litmus('check', '-q', 'suite');
+    expect(r.status).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines.map((l) => l.split(':')[0]).sort()).toEqual(['CoRR', 'LB+poonceonces', 'MP+pooncerelease+poacquireonce', 'SB+poonceonces']);
+    expect(r.stdout).toContain('CoRR: Never (0 of 3 executions) under lkmm; Result: Never matches');
+    expect(r.stdout).toContain('LB+poonceonces: Sometimes (1 of 4 executions) under lkmm; Result: Sometimes matches');
+  });
+
+  it('-j 1 gives the same results as the worker pool', () => {
+    const a = litmus('check', '-q', '-j', '1', 'suite');
+    const b = litmus('check', '-q', '-j', '2', 'suite');
+    expect(a.status).toBe(0);
+    expect(b.stdout).toBe(a.stdout);
+  });
+
+  it('--shard 1/2 and 2/2 cover the inputs exactly once', () => {
+    const all = JSON.parse(litmus('check', '--json', 'suite').stdout) as { file: string }[];
+    const s1 = JSON.parse(litmus('check', '--json', '--shard', '1/2', 'suite').stdout) as { file: string }[];
+    const s2 = JSON.parse(litmus('check', '--json', '--shard', '2/2', 'suite').stdout) as { file: string }[];
+    expect(all).toHaveLength(4);
+    expect(s1.length).toBeGreaterThan(0);
+    expect(s2.length).toBeGreaterThan(0);
+    const f1 = s1.map((r) => r.file);
+    const f2 = s2.map((r) => r.file);
+    expect(f1.filter((f) => f2.includes(f))).toEqual([]);
+    expect([...f1, ...f2].sort()).toEqual(all.map((r) => r.file).sort());
+  });
+
+  it('merge joins --json outputs, sorted by file, and reports mismatches', () => {
+    const s1 = litmus('check', '--json', '--shard', '1/2', 'suite');
+    const s2 = litmus('check', '--json', '--shard', '2/2', 'suite');
+    writeFileSync(join(dir, 'part1.json'), s1.stdout);
+    writeFileSync(join(dir, 'part2.json'), s2.stdout);
+    const m = litmus('merge', 'part1.json', 'part2.json');
+    expect(m.status).toBe(0);
+    const merged = JSON.parse(m.stdout) as { file: string; observation: string }[];
+    const files = merged.map((r) => r.file);
+    expect(files).toHaveLength(4);
+    expect(files).toEqual([...files].sort());
+    expect(m.stderr.trim()).toBe('merged 4 results from 2 files; 0 mismatches');
+
+    writeFileSync(join(dir, 'part3.json'), litmus('check', '--json', 'wrong.litmus').stdout);
+    const m2 = litmus('merge', 'part1.json', 'part3.json');
+    expect(m2.status).toBe(1);
+    expect(m2.stderr.trim()).toMatch(/; 1 mismatch$/);
+  });
+
+  it('merge rejects a file that is not JSON results', () => {
+    writeFileSync(join(dir, 'junk.json'), '{"a": 1}');
+    const m = litmus('merge', 'junk.json');
+    expect(m.status).toBe(2);
+    expect(m.stderr).toContain('junk.json: cannot read results');
+  });
+});
+
+describe('litmus check: bundled suite', () => {
+  it('a bundled name resolves, with its suite table and closing line', () => {
+    const r = litmus('check', '-q', 'clear_invalid_mapping');
+    expect(r.status).toBe(0);
+    const out = r.stdout;
+    // One human line per test, all matching.
+    const human = out.split('\n').filter((l) => /^cim-s\d-\w+-\w+: /.test(l));
+    expect(human).toHaveLength(48);
+    expect(human.every((l) => l.endsWith('matches'))).toBe(true);
+    // The table.
+    expect(out).toContain('nfs_clear_invalid_mapping: can the lockless fast path skip a required invalidation?');
+    expect(out).toMatch(/^test +version +scenario +verdict +expected$/m);
+    expect(out).toMatch(/^cim-s1-publish-patch +patch +s1 publish +Never +Never +ok$/m);
+    expect(out).toMatch(/^cim-s3-inflight-patch +patch +s3 inflight +Sometimes +Sometimes +ok$/m);
+    expect(out).toMatch(/^cim-s6-rerequest-normb +normb +s6 rerequest +Sometimes +Sometimes +ok$/m);
+    const lines = out.trimEnd().split('\n');
+    expect(lines[lines.length - 1]).toBe(
+      'Version "patch" (under review): skipping (or losing) a required invalidation CAN happen, in 4 of 6 scenarios: ' +
+        's2 twosetters, s3 inflight, s4 tworeaders, s5 emptied (also possible in "pre").',
+    );
+    expect(lines[lines.length - 1]).toMatch(/^Version "patch" \(under review\)/);
+  });
+
+  it('a bundled test name resolves to its file', () => {
+    const r = litmus('check', '-q', 'cim-s1-publish-patch');
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toBe('cim-s1-publish-patch: Never (0 of 3 executions) under lkmm; Result: Never matches');
+  });
+});
+
+describe('other commands', () => {
+  it('models lists the three models', () => {
+    const r = litmus('models');
+    expect(r.status).toBe(0);
+    expect(r.stdout.split('\n').filter(Boolean).map((l) => l.split(/\s+/)[0])).toEqual(['lkmm', 'sc', 'x86-tso']);
+  });
+
+  it('primitives lists the kernel primitives', () => {
+    const r = litmus('primitives');
+    expect(r.status).toBe(0);
+    const names = r.stdout.split('\n');
+    for (const p of ['READ_ONCE', 'WRITE_ONCE', 'smp_mb', 'smp_load_acquire', 'spin_lock', 'synchronize_rcu', 'cmpxchg']) {
+      expect(names).toContain(p);
+    }
+  });
+
+  it('--version and an unknown command', () => {
+    expect(litmus('--version').stdout.trim()).toBe('0.1.0');
+    expect(litmus('frobnicate').status).toBe(2);
+  });
+
+  it('runs from another directory (the CLI finds its bundled litmus/ folder)', () => {
+    expect(basename(ROOT)).toBeTruthy();
+    const r = spawnSync(process.execPath, [CLI, 'check', '-q', 'cim-s1-publish-fix'], { cwd: tmpdir(), encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('cim-s1-publish-fix: Never');
+  });
+});

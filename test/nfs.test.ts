@@ -1,0 +1,160 @@
+// Pins the verdicts of the bundled suite litmus/clear_invalid_mapping (the
+// NFS nfs_clear_invalid_mapping() patch review): every test's Result: line,
+// the suite table, and the trace of one reachable bad outcome. Each test file
+// is checked once (the s6 tests are the slow ones).
+
+import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { checkSource, type CheckResult } from '../src/check.js';
+import { headerResult } from '../src/parse/parser.js';
+import { suiteConfig, suiteMeta, suiteTable, type SuiteRow } from '../src/report/suite.js';
+import { traceReport } from '../src/report/trace.js';
+import { lkmm } from '../models/lkmm.js';
+import { NFS_DIR } from './util.js';
+
+const files = readdirSync(NFS_DIR)
+  .filter((f) => f.endsWith('.litmus'))
+  .sort()
+  .map((f) => join(NFS_DIR, f));
+
+const results = new Map<string, CheckResult>();
+function result(file: string): CheckResult {
+  let r = results.get(file);
+  if (!r) {
+    r = checkSource(readFileSync(file, 'utf8'), { model: lkmm });
+    results.set(file, r);
+  }
+  return r;
+}
+
+const VERSIONS = ['fix', 'noacq', 'norel', 'normb', 'nowmb', 'patch', 'pre', 'v2'];
+const SCENARIOS = ['s1-publish', 's2-twosetters', 's3-inflight', 's4-tworeaders', 's5-emptied', 's6-rerequest'];
+
+describe('the suite folder', () => {
+  it('holds 48 tests: 6 scenarios x 8 versions, named cim-<scenario>-<version>', () => {
+    expect(files).toHaveLength(48);
+    const names = files.map((f) => basename(f, '.litmus'));
+    expect(names).toEqual(SCENARIOS.flatMap((s) => VERSIONS.map((v) => `cim-${s}-${v}`)));
+  });
+
+  it('every test has Result:, Version: and Scenario: headers and its file name as C name', () => {
+    for (const f of files) {
+      const text = readFileSync(f, 'utf8');
+      const name = basename(f, '.litmus');
+      expect(text.startsWith(`C ${name}\n`), name).toBe(true);
+      expect(['Never', 'Sometimes', 'Always'], name).toContain(headerResult(text));
+      const meta = suiteMeta(text);
+      expect(meta?.version, name).toBe(name.split('-').pop());
+      expect(meta?.scenario?.split(':')[0], name).toBe(name.split('-').slice(1, 3).join(' '));
+    }
+  });
+});
+
+describe('verdicts (each Result: line)', () => {
+  for (const f of files) {
+    const name = basename(f, '.litmus');
+    it(name, () => {
+      const expected = headerResult(readFileSync(f, 'utf8'));
+      const r = result(f);
+      expect(r.name).toBe(name);
+      expect(r.expected).toBe(expected);
+      expect(r.observation).toBe(expected);
+      expect(r.matches).toBe(true);
+      expect(r.flags).toEqual([]);
+      expect(r.positive + r.negative).toBeGreaterThan(0);
+    });
+  }
+
+  it('all 48 match', () => {
+    const mismatches = files.filter((f) => result(f).matches !== true).map((f) => basename(f));
+    expect(mismatches).toEqual([]);
+    expect(files.filter((f) => result(f).matches === true)).toHaveLength(48);
+  });
+
+  it('the versions under review: what the patch breaks and what the fixes repair', () => {
+    const verdict = (s: string, v: string) => result(join(NFS_DIR, `cim-${s}-${v}.litmus`)).observation;
+    // The patch as posted: the bad outcome is reachable in s2..s5.
+    expect(SCENARIOS.map((s) => verdict(s, 'patch'))).toEqual(['Never', 'Sometimes', 'Sometimes', 'Sometimes', 'Sometimes', 'Never']);
+    // Before the patch only s5 (a bare page-cache lookup) shows it.
+    expect(SCENARIOS.map((s) => verdict(s, 'pre'))).toEqual(['Never', 'Never', 'Never', 'Never', 'Sometimes', 'Never']);
+    // The proposed fix is as good as "pre".
+    expect(SCENARIOS.map((s) => verdict(s, 'fix'))).toEqual(SCENARIOS.map((s) => verdict(s, 'pre')));
+  });
+});
+
+describe('suite table', () => {
+  function rows(): SuiteRow[] {
+    return files.map((f) => {
+      const text = readFileSync(f, 'utf8');
+      const meta = suiteMeta(text)!;
+      const r = result(f);
+      return {
+        test: basename(f, '.litmus'),
+        version: meta.version ?? '',
+        scenario: meta.scenario ?? '',
+        verdict: r.observation,
+        expected: r.expected ?? '',
+        matches: r.matches,
+      };
+    });
+  }
+
+  it('lists every test with its verdict and the closing line for the version under review', () => {
+    const cfg = suiteConfig(NFS_DIR);
+    expect(cfg).toEqual({
+      title: 'nfs_clear_invalid_mapping: can the lockless fast path skip a required invalidation?',
+      underReview: 'patch',
+      baseline: 'pre',
+      badOutcome: 'skipping (or losing) a required invalidation',
+    });
+    const table = suiteTable(rows(), cfg).split('\n');
+    expect(table[0]).toBe('test                     version  scenario       verdict    expected');
+    expect(table[1]).toBe('-----------------------  -------  -------------  ---------  ---------  --');
+    expect(table.slice(2, 50)).toHaveLength(48);
+    expect(table).toContain('cim-s1-publish-fix       fix      s1 publish     Never      Never      ok');
+    expect(table).toContain('cim-s3-inflight-patch    patch    s3 inflight    Sometimes  Sometimes  ok');
+    expect(table).toContain('cim-s5-emptied-pre       pre      s5 emptied     Sometimes  Sometimes  ok');
+    expect(table).toContain('cim-s6-rerequest-normb   normb    s6 rerequest   Sometimes  Sometimes  ok');
+    expect(table).toContain('cim-s6-rerequest-v2      v2       s6 rerequest   Never      Never      ok');
+    expect(table.slice(2, 50).every((l) => l.endsWith('  ok'))).toBe(true);
+    expect(table[50]).toBe('');
+    expect(table[51]).toBe(
+      'Version "patch" (under review): skipping (or losing) a required invalidation CAN happen, in 4 of 6 scenarios: ' +
+        's2 twosetters, s3 inflight, s4 tworeaders, s5 emptied (also possible in "pre").',
+    );
+    expect(table).toHaveLength(52);
+  });
+
+  it('marks a wrong prediction MISMATCH and says when the version is safe', () => {
+    const rs = rows().map((r) => (r.test === 'cim-s1-publish-fix' ? { ...r, expected: 'Sometimes', matches: false } : r));
+    const table = suiteTable(rs, { underReview: 'fix', badOutcome: 'the bad thing' }).split('\n');
+    expect(table).toContain('cim-s1-publish-fix       fix      s1 publish     Never      Sometimes  MISMATCH');
+    // Under "fix" only s5 is reachable (as in "pre").
+    expect(table[table.length - 1]).toBe('Version "fix" (under review): the bad thing CAN happen, in 1 of 6 scenarios: s5 emptied.');
+    // "pre" without s5 is safe everywhere; the default wording names the outcome.
+    const safe = suiteTable(
+      rs.filter((r) => r.version === 'pre' && !r.scenario.startsWith('s5')),
+      { underReview: 'pre' },
+    ).split('\n');
+    expect(safe[safe.length - 1]).toBe('Version "pre" (under review): the bad outcome is impossible in all 5 scenarios checked.');
+    const none = suiteTable(rs, { underReview: 'v9' }).split('\n');
+    expect(none[none.length - 1]).toBe('No test of version "v9" in this run.');
+  });
+});
+
+describe('trace of a reachable bad outcome', () => {
+  it('cim-s3-inflight-patch: witness, steps per CPU, and why it is (not) SC', () => {
+    const f = join(NFS_DIR, 'cim-s3-inflight-patch.litmus');
+    const r = checkSource(readFileSync(f, 'utf8'), { model: lkmm, keepWitnesses: true });
+    expect(r.observation).toBe('Sometimes');
+    const trace = traceReport(r, lkmm, { tryFixes: true });
+    expect(trace).toMatch(/^Witness for .*1:r8=0; 1:r9=1; \(satisfies the condition\)/m);
+    expect(trace).toMatch(/^ {2}P0:$/m);
+    expect(trace).toMatch(/^ {2}P1:$/m);
+    expect(trace).toMatch(/^ +\d+\. smp_load_acquire +R flags=\d .*\(line \d+\)$/m);
+    expect(trace).toMatch(/Not sequentially consistent|also possible under sequential consistency/);
+    // The header explains that this outcome is reachable even under SC.
+    expect(trace).toContain('This outcome is also possible under sequential consistency: no reordering is needed.');
+  });
+});

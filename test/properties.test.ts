@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { checkSource } from '../src/check.js';
+import { parseLitmus } from '../src/parse/parser.js';
+import { printLitmus } from '../src/parse/printer.js';
+import { herdBlock } from '../src/report/herd.js';
+import { lkmm } from '../models/lkmm.js';
+import { sc } from '../models/sc.js';
+import { x86tso } from '../models/x86tso.js';
+import { stateSet, stripPos } from './util.js';
+
+// ------------------------------------------------------------ generator
+
+type Instr =
+  | { k: 'w'; loc: 'x' | 'y'; v: number }
+  | { k: 'r'; loc: 'x' | 'y' }
+  | { k: 'f'; f: 'smp_mb' | 'smp_rmb' | 'smp_wmb' }
+  /** `if (rN == v) WRITE_ONCE(*loc, w);` on the thread's last register read. */
+  | { k: 'ctrl'; v: number; loc: 'x' | 'y'; w: number };
+
+const loc = fc.constantFrom<'x' | 'y'>('x', 'y');
+const instr: fc.Arbitrary<Instr> = fc.oneof(
+  { weight: 3, arbitrary: fc.record({ k: fc.constant('w' as const), loc, v: fc.integer({ min: 1, max: 2 }) }) },
+  { weight: 3, arbitrary: fc.record({ k: fc.constant('r' as const), loc }) },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('f' as const), f: fc.constantFrom<'smp_mb' | 'smp_rmb' | 'smp_wmb'>('smp_mb', 'smp_rmb', 'smp_wmb') }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('ctrl' as const), v: fc.integer({ min: 0, max: 2 }), loc, w: fc.integer({ min: 1, max: 2 }) }) },
+);
+
+interface Gen {
+  threads: Instr[][];
+  /** Picks among the registers (by index into all registers) and their values. */
+  picks: { reg: number; v: number }[];
+  memPick: { loc: 'x' | 'y'; v: number };
+  quantifier: 'exists' | '~exists' | 'forall';
+  connective: '/\\' | '\\/';
+}
+
+const gen: fc.Arbitrary<Gen> = fc.record({
+  threads: fc.array(fc.array(instr, { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 3 }),
+  picks: fc.array(fc.record({ reg: fc.nat(), v: fc.integer({ min: 0, max: 2 }) }), { minLength: 1, maxLength: 3 }),
+  memPick: fc.record({ loc, v: fc.integer({ min: 0, max: 2 }) }),
+  quantifier: fc.constantFrom<'exists' | '~exists' | 'forall'>('exists', 'exists', '~exists', 'forall'),
+  connective: fc.constantFrom<'/\\' | '\\/'>('/\\', '/\\', '\\/'),
+});
+
+/** The litmus text of a generated program. */
+function render(g: Gen, name = 'gen'): string {
+  const regs: string[] = [];
+  const procs = g.threads.map((th, t) => {
+    const decls: string[] = [];
+    const body: string[] = [];
+    let n = 0;
+    for (const i of th) {
+      if (i.k === 'w') body.push(`\tWRITE_ONCE(*${i.loc}, ${i.v});`);
+      else if (i.k === 'r') {
+        const r = `r${n++}`;
+        decls.push(`\tint ${r};`);
+        body.push(`\t${r} = READ_ONCE(*${i.loc});`);
+        regs.push(`${t}:${r}`);
+      } else if (i.k === 'f') body.push(`\t${i.f}();`);
+      else if (n > 0) body.push(`\tif (r${n - 1} == ${i.v})\n\t\tWRITE_ONCE(*${i.loc}, ${i.w});`);
+      else body.push(`\tWRITE_ONCE(*${i.loc}, ${i.w});`);
+    }
+    return `P${t}(int *x, int *y)\n{\n${[...decls, ...body].join('\n')}\n}\n`;
+  });
+  const atoms = regs.length
+    ? [...new Map(g.picks.map((p) => [regs[p.reg % regs.length], p.v])).entries()].map(([r, v]) => `${r}=${v}`)
+    : [];
+  atoms.push(`${g.memPick.loc}=${g.memPick.v}`);
+  return `C ${name}\n\n{}\n\n${procs.join('\n')}\n${g.quantifier} (${atoms.join(` ${g.connective} `)})\n`;
+}
+
+const RUNS = 80;
+
+// ------------------------------------------------------------ properties
+
+describe('printing and parsing', () => {
+  it('printLitmus then parseLitmus gives the same tree (generated programs)', () => {
+    fc.assert(
+      fc.property(gen, (g) => {
+        const text = render(g);
+        const a = parseLitmus(text);
+        const b = parseLitmus(printLitmus(a));
+        expect(stripPos(b)).toEqual(stripPos(a));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('printing is a fixpoint after one round', () => {
+    fc.assert(
+      fc.property(gen, (g) => {
+        const once = printLitmus(parseLitmus(render(g)));
+        expect(printLitmus(parseLitmus(once))).toBe(once);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('round-trips hand-written constructs the generator does not produce', () => {
+    const text = `C rich
+(* Result: Sometimes *)
+{
+  int x = 1; atomic_t a = ATOMIC_INIT(2); spinlock_t l; int *p = &x; 0:r9 = y; 1:r8 = -3;
+}
+P0(int *x, int *y, atomic_t *a, spinlock_t *l, int **p)
+{
+  int r0;
+  int r1 = 3;
+  int *r2;
+  r0 = READ_ONCE(*x);
+  if (r0 == 1) { WRITE_ONCE(*y, r0 + 1); } else if (r0) WRITE_ONCE(*y, 3); else { ; }
+  while (r1 > 0) r1 = r1 - 1;
+  r1 = (int)r0 * -2 / 3 % 4 & 5 | 6 ^ 7 << 1 >> 2;
+  r1 = !(r0 == 1 && r0 != 2) || ~r0 < 3 && r0 <= 3 && r0 > -1 && r0 >= 1;
+  r1 = atomic_fetch_add(1, a);
+  r1 += 2;
+  r2 = READ_ONCE(*p);
+  spin_lock(l);
+  *x = (r1 - (r0 - 1));
+  spin_unlock(l);
+}
+P1(int *x)
+{
+  int r0;
+  r0 = *x;
+}
+locations [x; 0:r0]
+filter (0:r0=1 \\/ ~(0:r0=0))
+exists (0:r0=1 /\\ x=2 \\/ ~(1:r0=0) /\\ not (y=1) \\/ x != 1 /\\ [y]=-1)
+`;
+    const a = parseLitmus(text);
+    const b = parseLitmus(printLitmus(a));
+    expect(stripPos(b)).toEqual(stripPos(a));
+  });
+});
+
+describe('determinism', () => {
+  it('checking the same test twice prints the same herd block', () => {
+    fc.assert(
+      fc.property(gen, (g) => {
+        const text = render(g);
+        const a = herdBlock(checkSource(text, { model: lkmm }));
+        const b = herdBlock(checkSource(text, { model: lkmm }));
+        expect(b).toBe(a);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('the counts add up: P + N is the number of executions, one per state or more', () => {
+    fc.assert(
+      fc.property(gen, (g) => {
+        const r = checkSource(render(g), { model: lkmm });
+        const total = r.states.reduce((n, s) => n + s.count, 0);
+        expect(r.positive + r.negative).toBe(total);
+        expect(r.states.filter((s) => s.positive).reduce((n, s) => n + s.count, 0)).toBe(r.positive);
+        expect(new Set(r.states.map((s) => JSON.stringify(s.bindings))).size).toBe(r.states.length);
+        const obs = r.positive === 0 ? 'Never' : r.negative === 0 ? 'Always' : 'Sometimes';
+        expect(r.observation).toBe(obs);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe('model strength', () => {
+  // On these programs (ONCE accesses, smp_mb/rmb/wmb, control dependencies)
+  // SC is stronger than x86-TSO, which is stronger than the LKMM.
+  it('every SC state is an x86-TSO state, and every x86-TSO state is an LKMM state', () => {
+    fc.assert(
+      fc.property(gen, (g) => {
+        const text = render(g);
+        const s = stateSet(checkSource(text, { model: sc }));
+        const t = stateSet(checkSource(text, { model: x86tso }));
+        const l = stateSet(checkSource(text, { model: lkmm }));
+        for (const st of s) expect(t.has(st), `SC state ${st} missing under x86-TSO\n${text}`).toBe(true);
+        for (const st of t) expect(l.has(st), `x86-TSO state ${st} missing under the LKMM\n${text}`).toBe(true);
+        expect(s.size).toBeGreaterThan(0);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});

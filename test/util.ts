@@ -1,0 +1,41 @@
+// Shared helpers for the test files (not a test file itself).
+
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const TEST_DIR = dirname(fileURLToPath(import.meta.url));
+export const ROOT = resolve(TEST_DIR, '..');
+export const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
+export const NFS_DIR = join(ROOT, 'litmus', 'clear_invalid_mapping');
+
+export function corpusDir(): string | undefined {
+  const dir = resolve(process.env.LITMUS_CORPUS ?? join(ROOT, '..', 'shared', 'corpus'));
+  return existsSync(join(dir, 'expected.tsv')) ? dir : undefined;
+}
+
+/** A deep copy without source positions, to compare syntax trees. */
+export function stripPos<T>(x: T): unknown {
+  return JSON.parse(JSON.stringify(x, (k, v: unknown) => (k === 'pos' || k === 'conditionPos' ? undefined : v)));
+}
+
+/**
+ * A litmus test from its parts. `procs` are process bodies (P0, P1, ...);
+ * every process takes `int *x, int *y, int *z` unless `params` says otherwise.
+ */
+export function litmus(
+  name: string,
+  procs: string[],
+  cond: string,
+  opts: { init?: string; params?: string[]; result?: string } = {},
+): string {
+  const params = opts.params ?? procs.map(() => 'int *x, int *y, int *z');
+  const head = opts.result ? `\n(* Result: ${opts.result} *)\n` : '';
+  const body = procs.map((p, i) => `P${i}(${params[i]})\n{\n${p}\n}\n`).join('\n');
+  return `C ${name}\n${head}\n{\n${opts.init ?? ''}\n}\n\n${body}\n${cond}\n`;
+}
+
+/** The final states of a result as comparable strings. */
+export function stateSet(r: { states: { bindings: [string, string][] }[] }): Set<string> {
+  return new Set(r.states.map((s) => s.bindings.map(([k, v]) => `${k}=${v};`).join(' ')));
+}
