@@ -31,17 +31,12 @@ describe('classic shapes under SC', () => {
   }
 });
 
-// x86-TSO verdicts of the same shapes are in models-tso.test.ts, in a process
-// of their own: see the next block.
+// x86-TSO verdicts of the same shapes are in models-tso.test.ts.
 
 describe('several models in one process', () => {
-  // BUG (reported): src/model/execution.ts caches event structures across
-  // explorations, keyed by the events' shape. The cached structure's lazy
-  // `sets.fence(kind)` reads the explorer's live `events` array, which no
-  // longer holds those events once the exploration that built it is over.
-  // A second model that asks for a fence set the first one did not ask for
-  // (x86-TSO after the LKMM or SC, the LKMM after SC or x86-TSO) crashes with
-  // "Cannot read properties of undefined (reading 'fence')".
+  // Event structures are cached per exploration; models must not see one
+  // another's leftovers (a regression: lazily computed fence sets once read
+  // the explorer's live event array).
   const sb = SHAPES.find((s) => s.name === 'SB+poonceonces')!;
 
   it('SB: the LKMM allows the three SC states and the fourth', () => {
