@@ -6,6 +6,7 @@ import type { Model, Verdict } from '../src/model/model.js';
 
 export const sc: Model = {
   name: 'sc',
+  loadBuffering: 'never',
   description: 'sequential consistency (Lamport): acyclic(po | rf | co | fr)',
   check(x: Execution): Verdict {
     const { po, rf, co, rmw, ext } = x.rel;

@@ -15,6 +15,7 @@ import { buildExecution, StructureNode, type Execution } from '../model/executio
 import { lasting, scratch } from '../relation/relation.js';
 import type { Model } from '../model/model.js';
 import { computeDomain, type ValueDomain } from './domain.js';
+import { orderedBeforeLaterWrites } from './cycles.js';
 
 export interface ExploreOptions {
   maxExecutions?: number;
@@ -289,6 +290,22 @@ class Explorer {
     }
   }
 
+  /** Whether no load-buffering cycle can go through the waiting reads (see cycles.ts). */
+  private noCycleThrough(): boolean {
+    if (this.model.loadBuffering === 'never') return true;
+    return this.waiting.every((b) => {
+      const r = b.r;
+      if (r.annot === 'PLAIN') return false;
+      const ts = this.ts[b.t];
+      const ins = this.prog.threads[b.t].code[ts.pc] as Extract<Instr, { op: 'prim' }>;
+      const k = ins.prim.kind;
+      const strong = r.lock === 'LKR' || r.annot === 'ACQUIRE' || (r.annot === 'MB' && (k === 'xchg' || k === 'atomic'));
+      // An exchange's own write does not depend on its read.
+      if (!strong && (k === 'xchg' || k === 'cmpxchg')) return false;
+      return orderedBeforeLaterWrites(this.prog.threads[b.t], ts.pc, ins.dst, strong);
+    });
+  }
+
   /** Whether a thread other than u may still write loc (from where it stands). */
   private othersMayWrite(u: number, loc: number, value?: number): boolean {
     for (let v = 0; v < this.ts.length; v++) {
@@ -486,6 +503,10 @@ class Explorer {
    * later write must match it (matchPending).
    */
   private breakDeadlock(): void {
+    if (this.noCycleThrough()) {
+      this.pruned++;
+      return;
+    }
     const i = this.waiting.findIndex((b) => !b.ready && b.r.lock !== 'LKR');
     if (i < 0) {
       this.pruned++; // only locks wait: a deadlock

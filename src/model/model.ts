@@ -14,6 +14,14 @@ export interface Model {
   /** One line on what the model is. */
   description: string;
   /**
+   * Load buffering (a cycle of reads each reading a write that is later in
+   * program order than another read): 'never' if the model keeps every read
+   * before every later write; 'unordered' if it allows the cycle only when
+   * some read-to-write pair is out of its preserved program order (as the
+   * LKMM, with rf between marked accesses in happens-before).
+   */
+  loadBuffering: 'never' | 'unordered';
+  /**
    * `prefix`: the execution is a part of a larger one, being built; the
    * model may check only its cheaper axioms (an answer of consistent is
    * then only a "maybe").
