@@ -145,7 +145,7 @@ export function formatCond(c: CondExpr, prec = 0, top = false): string {
       return top ? `(${s})` : wrap(s, 2);
     }
     case 'implies': {
-      const s = `${formatCond(c.left, 1)} => ${formatCond(c.right, 0)}`;
+      const s = `${formatCond(c.left, 0)} => ${formatCond(c.right, 0)}`;
       return top ? `(${s})` : wrap(s, 0);
     }
     case 'not': {
