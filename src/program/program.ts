@@ -207,6 +207,7 @@ class ThreadBuilder {
   private declared = new Set<string>();
   private assigned = new Set<string>();
   private params = new Set<string>();
+  private paramTypes = new Map<string, string>();
   private temps = 0;
 
   constructor(
@@ -219,6 +220,7 @@ class ThreadBuilder {
     for (const p of params) {
       if (this.params.has(p.name)) fail(`parameter "${p.name}" appears twice`, p.pos);
       this.params.add(p.name);
+      this.paramTypes.set(p.name, (p as { type?: string }).type ?? '');
       const r = this.reg(p.name);
       this.initRegs[r] = LOC_BASE + this.locIds.get(p.name)!;
     }
@@ -373,6 +375,7 @@ class ThreadBuilder {
     let addr: PureExpr = { k: 'const', v: 0 };
     const args: PureExpr[] = [];
     e.args.forEach((a, i) => {
+      if (i === info.addrArg) this.checkKind(e.name, prim.kind, a);
       if (i === info.addrArg) {
         const style = 'addr' in prim ? prim.addr : 'pointer';
         addr = this.address(a, style, e.name);
@@ -382,6 +385,21 @@ class ThreadBuilder {
     const dst = info.returns ? this.temp() : -1;
     this.emit({ op: 'prim', prim, name: e.name, dst, addr, args, pos: e.pos });
     return dst >= 0 ? { k: 'reg', r: dst } : { k: 'const', v: 0 };
+  }
+
+  /** A lock primitive on a plain variable, or an access to a spinlock, is a type clash. */
+  private checkKind(name: string, kind: string, a: Expr): void {
+    const base = a.kind === 'deref' || a.kind === 'addr' ? a.arg : a;
+    if (base.kind !== 'name') return;
+    const type = this.paramTypes.get(base.name);
+    if (type === undefined || type === '') return;
+    const isLock = /\bspinlock_t\b/.test(type);
+    const isSrcu = /\bsrcu_struct\b/.test(type);
+    const wantsLock = kind.startsWith('spin_');
+    const wantsSrcu = kind.startsWith('srcu_');
+    if (wantsLock && !isLock) fail(`type clash: ${name} needs a spinlock_t *, but "${base.name}" is ${type}`, a.pos);
+    if (!wantsLock && isLock) fail(`type clash: "${base.name}" is a spinlock_t; only spin_* primitives may use it (not ${name})`, a.pos);
+    if (wantsSrcu && !isSrcu && !/\bint\b/.test(type)) fail(`type clash: ${name} needs a struct srcu_struct *, but "${base.name}" is ${type}`, a.pos);
   }
 
   private address(a: Expr, style: 'lvalue' | 'pointer', name: string): PureExpr {

@@ -1,0 +1,33 @@
+// Type clashes between primitives and the declared type of what they use.
+import { describe, expect, it } from 'vitest';
+import { parseLitmus } from '../src/parse/parser.js';
+import { buildProgram } from '../src/program/program.js';
+import { LitmusError } from '../src/parse/errors.js';
+
+function error(text: string): string {
+  try {
+    buildProgram(parseLitmus(text));
+  } catch (e) {
+    if (e instanceof LitmusError) return e.format('t.litmus');
+    throw e;
+  }
+  return 'no error';
+}
+
+describe('type clashes', () => {
+  it('a lock primitive on an int', () => {
+    expect(error('C t\n{}\nP0(int *x)\n{\n\tspin_lock(x);\n}\nexists (x=0)\n')).toBe(
+      't.litmus:5:12: type clash: spin_lock needs a spinlock_t *, but "x" is int *',
+    );
+  });
+
+  it('a memory access to a spinlock', () => {
+    expect(error('C t\n{}\nP0(spinlock_t *l)\n{\n\tWRITE_ONCE(*l, 1);\n}\nexists (l=0)\n')).toBe(
+      't.litmus:5:13: type clash: "l" is a spinlock_t; only spin_* primitives may use it (not WRITE_ONCE)',
+    );
+  });
+
+  it('locks and atomics used as declared are fine', () => {
+    expect(error('C t\n{}\nP0(spinlock_t *l, atomic_t *v)\n{\n\tspin_lock(l);\n\tatomic_inc(v);\n\tspin_unlock(l);\n}\nexists (v=1)\n')).toBe('no error');
+  });
+});
