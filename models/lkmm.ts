@@ -47,14 +47,15 @@ function staticRelations(x: Execution) {
   const rmb = fencerel(S.fence('rmb')).restrict(R4rmb, R4rmb);
   const wmb = fencerel(S.fence('wmb')).restrict(W, W);
   const RMW = S.RMW;
-  // mb, except its after-unlock-lock term (which needs co): see below.
+  // mb, except its after-unlock-lock term (which needs rf): see below.
   const mbPo = fencerel(Mb).restrict(M, M)
     .or(po.seq(RMW.and(Mb).id()).seq(po).restrict(M, M))
     .or(po.restrict(W.and(RMW).and(Mb), M))
     .or(po.restrict(M, R.and(RMW).and(Mb)))
     .or(M.id().seq(fencerel(S.fence('before-atomic'))).seq(RMW.id()).seq(po.opt()).restrict(undefined, M))
     .or(M.id().seq(po.opt()).seq(RMW.id()).seq(fencerel(S.fence('after-atomic'))).restrict(undefined, M))
-    .or(M.id().seq(po.opt()).seq(S.LKW.id()).seq(fencerel(S.fence('after-spinlock'))).restrict(undefined, M));
+    .or(M.id().seq(po.opt()).seq(S.LKW.id()).seq(fencerel(S.fence('after-spinlock'))).restrict(undefined, M))
+    .or(M.id().seq(po.opt()).seq(S.SrcuUnlock.id()).seq(fencerel(S.fence('after-srcu-read-unlock'))).restrict(undefined, M));
   const SyncRcu = S.fence('sync-rcu');
   const gp = po.seq(SyncRcu.or(S.SyncSrcu).id()).seq(po.opt());
   const barrier = fencerel(
@@ -118,7 +119,7 @@ function communication(x: Execution, st: StaticLkmm) {
   const aul = S.fence('after-unlock-lock');
   const mb = aul.isEmpty()
     ? st.mbPo
-    : st.mbPo.or(M.id().seq(po).seq(S.UL.id()).seq(co.or(po)).seq(S.LKW.id()).seq(st.fencerel(aul)).restrict(undefined, M));
+    : st.mbPo.or(poUnlockLockPo.restrict(M, aul).seq(po).restrict(undefined, M));
   const strongFence0 = mb.or(st.gp);
   const nonrwFence = strongFence0.or(st.poRel, st.acqPo);
   const fence0 = nonrwFence.or(st.wmb, st.rmb);
