@@ -88,7 +88,7 @@ class Explorer {
   private ts: ThreadState[] = [];
   private waiting: Waiting[] = [];
   /** The structure node of each prefix of the event stack. */
-  private nodes: StructureNode[] = [new StructureNode(null)];
+  private nodes: StructureNode[] = [new StructureNode()];
   private domain: ValueDomain;
   private outcomes = new Map<string, Outcome>();
   private flags = new Set<string>();
@@ -188,6 +188,10 @@ class Explorer {
       pc: ts ? ts.pc : -1,
     };
     this.events.push(e);
+    if (StructureNode.count > StructureNode.MAX_NODES) {
+      for (const n of this.nodes) n.prune();
+      StructureNode.count = 0;
+    }
     this.nodes.push(this.nodes[this.nodes.length - 1].child(e));
     if (e.loc >= 0 && e.kind !== 'F') this.byLoc[e.loc].push(e.id);
     return e;

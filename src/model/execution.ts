@@ -71,21 +71,35 @@ export interface Structure {
 }
 
 /**
- * Where a list of events sits in the tree of all event sequences seen: two
- * candidates with the same node have the same structure. The explorer keeps
- * one node per event on its stack, so finding it costs nothing.
+ * Where a list of events sits in the tree of event sequences explored: two
+ * candidates with the same node have the same structure (events, program
+ * order, annotations, dependencies), and share the relations derived from
+ * it. The explorer keeps one node per event on its stack; sequences built
+ * again after a backtrack (other rf choices earlier) find their node again.
+ * The tree is bounded: past MAX_NODES it is cut back to the current stack.
  */
 export class StructureNode {
-  private children = new Map<string, StructureNode>();
+  private children?: Map<string, StructureNode>;
   structure?: Structure;
-  constructor(readonly parent: StructureNode | null) {}
+
+  static count = 0;
+  static readonly MAX_NODES = 2_000;
 
   child(e: Event): StructureNode {
     const key = `${e.thread},${e.kind},${e.loc},${e.annot},${e.fence ?? ''},${e.lock ?? ''},${e.srcu ?? ''},` +
       `${e.isRmw ? 1 : 0},${e.kind === 'W' ? e.rmwPartner : ''},${e.addrDeps},${e.dataDeps},${e.ctrlDeps}`;
+    this.children ??= new Map();
     let c = this.children.get(key);
-    if (!c) this.children.set(key, (c = new StructureNode(this)));
+    if (!c) {
+      this.children.set(key, (c = new StructureNode()));
+      StructureNode.count++;
+    }
     return c;
+  }
+
+  /** Forgets the subtrees below this node (memory bound). */
+  prune(): void {
+    this.children = undefined;
   }
 }
 

@@ -29,10 +29,32 @@ class Arena {
 }
 
 const ARENA = new Arena();
+
+/**
+ * Memory for relations that outlive a check (cached structures, witnesses):
+ * carved from large chunks that are never reused, so nothing is ever
+ * overwritten; a chunk is freed when no relation in it is referenced. This
+ * keeps the number of ArrayBuffers (and the garbage collector's work) small.
+ */
+class Chunks {
+  buf = new Uint32Array(1 << 16);
+  off = 0;
+  alloc(len: number): Uint32Array {
+    if (this.off + len > this.buf.length) {
+      this.buf = new Uint32Array(Math.max(1 << 16, len));
+      this.off = 0;
+    }
+    const v = this.buf.subarray(this.off, this.off + len);
+    this.off += len;
+    return v;
+  }
+}
+
+const CHUNKS = new Chunks();
 let arenaActive = false;
 
 function words(len: number): Uint32Array {
-  return arenaActive ? ARENA.alloc(len) : new Uint32Array(len);
+  return arenaActive ? ARENA.alloc(len) : CHUNKS.alloc(len);
 }
 
 /** Runs f with relations allocated from scratch memory, released on return. */
@@ -48,7 +70,7 @@ export function scratch<T>(f: () => T): T {
   }
 }
 
-/** Runs f with ordinary (lasting) allocation, even inside scratch(). */
+/** Runs f with lasting allocation, even inside scratch(). */
 export function lasting<T>(f: () => T): T {
   if (!arenaActive) return f();
   arenaActive = false;
