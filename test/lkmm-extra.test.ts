@@ -1,0 +1,113 @@
+// LKMM terms the public corpus does not exercise: smp_mb__after_unlock_lock,
+// smp_mb__after_srcu_read_unlock, SRCU grace periods per srcu_struct.
+import { describe, expect, it } from 'vitest';
+import { checkSource } from '../src/check.js';
+import { lkmm } from '../models/lkmm.js';
+
+const verdict = (text: string) => checkSource(text, { model: lkmm }).observation;
+
+const Z6 = (fence: string) => `C Z6.0+pooncelock+poonce${fence ? 'AUL' : ''}+pombonce
+
+{}
+
+P0(int *x, int *y, spinlock_t *mylock)
+{
+	spin_lock(mylock);
+	WRITE_ONCE(*x, 1);
+	WRITE_ONCE(*y, 1);
+	spin_unlock(mylock);
+}
+
+P1(int *y, int *z, spinlock_t *mylock)
+{
+	int r0;
+
+	spin_lock(mylock);
+	${fence}
+	r0 = READ_ONCE(*y);
+	WRITE_ONCE(*z, 1);
+	spin_unlock(mylock);
+}
+
+P2(int *x, int *z)
+{
+	int r1;
+
+	WRITE_ONCE(*z, 2);
+	smp_mb();
+	r1 = READ_ONCE(*x);
+}
+
+exists (1:r0=1 /\\ z=2 /\\ 2:r1=0)
+`;
+
+const SB_SRCU = (fence: boolean) => `C SB+srcu-unlock${fence ? '-mb' : ''}+mb
+
+{}
+
+P0(int *x, int *y, struct srcu_struct *s)
+{
+	int r0;
+	int r1;
+
+	r0 = srcu_read_lock(s);
+	WRITE_ONCE(*x, 1);
+	srcu_read_unlock(s, r0);
+	${fence ? 'smp_mb__after_srcu_read_unlock();' : ''}
+	r1 = READ_ONCE(*y);
+}
+
+P1(int *x, int *y)
+{
+	int r2;
+
+	WRITE_ONCE(*y, 1);
+	smp_mb();
+	r2 = READ_ONCE(*x);
+}
+
+exists (0:r1=0 /\\ 1:r2=0)
+`;
+
+const SRCU_MP = (sync: string) => `C SRCU-MP
+
+{}
+
+P0(int *x, int *y, struct srcu_struct *s)
+{
+	int r0;
+	int r1;
+	int r2;
+
+	r0 = srcu_read_lock(s);
+	r1 = READ_ONCE(*x);
+	r2 = READ_ONCE(*y);
+	srcu_read_unlock(s, r0);
+}
+
+P1(int *x, int *y, struct srcu_struct *${sync})
+{
+	WRITE_ONCE(*y, 1);
+	synchronize_srcu(${sync});
+	WRITE_ONCE(*x, 1);
+}
+
+exists (0:r1=1 /\\ 0:r2=0)
+`;
+
+describe('LKMM terms beyond the corpus', () => {
+  it('smp_mb__after_unlock_lock makes an unlock+lock a full barrier (Z6.0)', () => {
+    expect(verdict(Z6('smp_mb__after_unlock_lock();'))).toBe('Never');
+    expect(verdict(Z6(''))).toBe('Sometimes');
+  });
+
+  it('smp_mb__after_srcu_read_unlock orders across srcu_read_unlock (SB)', () => {
+    expect(verdict(SB_SRCU(true))).toBe('Never');
+    expect(verdict(SB_SRCU(false))).toBe('Sometimes');
+  });
+
+  it('synchronize_srcu waits only for readers of the same srcu_struct', () => {
+    expect(verdict(SRCU_MP('s'))).toBe('Never');
+    expect(verdict(SRCU_MP('t'))).toBe('Sometimes');
+  });
+});
