@@ -111,3 +111,42 @@ describe('LKMM terms beyond the corpus', () => {
     expect(verdict(SRCU_MP('t'))).toBe('Sometimes');
   });
 });
+
+describe('plain accesses', () => {
+  const mp = (w: string, r: string, guard: boolean) => `C MP+plain
+
+{}
+
+P0(int *x, int *y)
+{
+	*x = 1;
+	${w};
+}
+
+P1(int *x, int *y)
+{
+	int r0;
+	int r1 = 1;
+
+	r0 = ${r};
+	${guard ? 'if (r0)' : ''}
+		r1 = *x;
+}
+
+exists (1:r0=1 /\\ 1:r1=0)
+`;
+  it('racing plain accesses raise the data-race flag', () => {
+    const r = checkSource(mp('WRITE_ONCE(*y, 1)', 'READ_ONCE(*y)', false), { model: lkmm });
+    expect([r.observation, r.flags]).toEqual(['Sometimes', ['data-race']]);
+  });
+
+  it('release/acquire orders the plain accesses, but an unguarded read still races', () => {
+    const r = checkSource(mp('smp_store_release(y, 1)', 'smp_load_acquire(y)', false), { model: lkmm });
+    expect([r.observation, r.flags]).toEqual(['Never', ['data-race']]);
+  });
+
+  it('a read guarded by the acquire does not race', () => {
+    const r = checkSource(mp('smp_store_release(y, 1)', 'smp_load_acquire(y)', true), { model: lkmm });
+    expect([r.observation, r.flags]).toEqual(['Never', []]);
+  });
+});
