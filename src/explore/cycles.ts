@@ -14,7 +14,7 @@
 // fence, or depends (data, address, control) on the read on every path.
 
 import type { Instr, PureExpr, Thread } from '../program/program.js';
-import { pureRegs } from '../program/program.js';
+import { evalPure, LOC_BASE, pureRegs } from '../program/program.js';
 
 interface Must {
   /** Registers that hold a value computed from the read, on every path. */
@@ -72,8 +72,16 @@ function marked(ins: Extract<Instr, { op: 'prim' }>): boolean {
  * it is an acquire, a lock, or a full-barrier RMW that always succeeds) comes
  * before every write the thread may do after it, under the LKMM's ppo.
  */
-export function orderedBeforeLaterWrites(th: Thread, pc: number, dst: number, strong: boolean): boolean {
+export function orderedBeforeLaterWrites(th: Thread, pc: number, dst: number, strong: boolean, readLoc: number): boolean {
   if (strong) return true;
+  const params = new Set(th.paramRegs);
+  // A write to the read's own location, later in program order, is always
+  // after it (coherence puts it co-after the read's source: fr & int).
+  const sameLocation = (e: PureExpr): boolean => {
+    const regs = pureRegs(e);
+    if (!regs.every((r) => params.has(r))) return false;
+    return evalPure(e, th.initRegs) === LOC_BASE + readLoc;
+  };
   const code = th.code;
   const n = code.length;
   const states: (Must | undefined)[] = new Array(n + 1);
@@ -131,7 +139,7 @@ export function orderedBeforeLaterWrites(th: Thread, pc: number, dst: number, st
           if (!marked(ins)) return false;
           const v = valueArg(ins);
           const dep = uses(ins.addr, m.tainted) || (v !== undefined && uses(v, m.tainted));
-          if (!(m.ordered || dep || selfOrdered(ins))) return false;
+          if (!(m.ordered || dep || selfOrdered(ins) || sameLocation(ins.addr))) return false;
         }
         if (ins.prim.kind === 'fence' && FULL_FENCES.has(ins.prim.fence)) out.ordered = true;
         if ((ins.prim.kind === 'xchg' || ins.prim.kind === 'atomic') && ins.prim.annot === 'MB') out.ordered = true;

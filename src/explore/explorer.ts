@@ -306,7 +306,7 @@ class Explorer {
       const strong = r.lock === 'LKR' || r.annot === 'ACQUIRE' || (r.annot === 'MB' && (k === 'xchg' || k === 'atomic'));
       // An exchange's own write does not depend on its read.
       if (!strong && (k === 'xchg' || k === 'cmpxchg')) return false;
-      return orderedBeforeLaterWrites(this.prog.threads[b.t], ts.pc, ins.dst, strong);
+      return orderedBeforeLaterWrites(this.prog.threads[b.t], ts.pc, ins.dst, strong, r.loc);
     });
   }
 

@@ -32,6 +32,8 @@ export interface Thread {
   regs: string[];
   /** Initial register values (parameters hold their location's address). */
   initRegs: number[];
+  /** Registers that are parameters: never assigned, they always hold their address. */
+  paramRegs: number[];
 }
 
 export interface FinalCheck {
@@ -228,7 +230,8 @@ class ThreadBuilder {
     // declaration, as herd allows; a name never assigned must be declared.
     collectAssigned(body, this.assigned);
     for (const s of body) this.stmt(s);
-    return { index: this.index, code: this.code, regs: this.regs, initRegs: this.initRegs };
+    const paramRegs = [...this.params].map((p) => this.regs.indexOf(p));
+    return { index: this.index, code: this.code, regs: this.regs, initRegs: this.initRegs, paramRegs };
   }
 
   private reg(name: string): number {
