@@ -171,7 +171,13 @@ describe('trace of a reachable bad outcome', () => {
     expect(trace).toMatch(/^ {2}P1:$/m);
     expect(trace).toMatch(/^ +\d+\. smp_load_acquire +R flags=\d .*\(line \d+\)$/m);
     expect(trace).toMatch(/Not sequentially consistent|also possible under sequential consistency/);
-    // The header explains that this outcome is reachable even under SC.
-    expect(trace).toContain('This outcome is also possible under sequential consistency: no reordering is needed.');
+    // The outcome is reachable even under SC: the trace says so and shows
+    // the interleaving (the reader tests INVALIDATING before the invalidator
+    // sets it, and loads cache_validity after the invalidator cleared it).
+    expect(trace).toContain('This outcome is also possible under sequential consistency: no reordering is needed');
+    const steps = trace.split('\n').filter((l) => /^ +\d+\. P\d\.\d+ /.test(l)).map((l) => l.trim().split(/\s+/)[1]);
+    expect(steps.indexOf('P1.3')).toBeLessThan(steps.indexOf('P0.4'));
+    expect(steps.indexOf('P0.6')).toBeLessThan(steps.indexOf('P1.4'));
+    expect(steps.indexOf('P1.6')).toBeLessThan(steps.indexOf('P0.8'));
   });
 });

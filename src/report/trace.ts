@@ -126,8 +126,17 @@ function analyse(prog: Program, x: Execution): Analysis {
   const fr = rf.inv().seq(co);
   const poImm = immediate(po);
   const cycle = poImm.or(rf, immediate(co), fr).findCycle();
-  if (!cycle) return { lines: ['  This outcome is also possible under sequential consistency: no reordering is needed.'], poEdges: [] };
   const steps = stepNumbers(x);
+  if (!cycle) {
+    return {
+      lines: [
+        '  This outcome is also possible under sequential consistency: no reordering is needed, and no',
+        '  barrier can forbid it; the logic itself allows it. One interleaving that produces it:',
+        ...interleaving(prog, x, steps),
+      ],
+      poEdges: [],
+    };
+  }
   const lines = ['  Not sequentially consistent; the cycle that shows it:'];
   const poEdges: [Event, Event][] = [];
   for (let i = 0; i < cycle.length; i++) {
@@ -147,6 +156,40 @@ function analyse(prog: Program, x: Execution): Analysis {
     }
   }
   return { lines, poEdges };
+}
+
+/** A global order of the steps that respects po, rf, co and fr (the SC case). */
+function interleaving(prog: Program, x: Execution, steps: Map<number, string>): string[] {
+  const { po, rf, co } = x.rel;
+  const order = po.or(rf, co, rf.inv().seq(co));
+  const n = x.n;
+  const indeg = new Array<number>(n).fill(0);
+  order.forEach((_, b) => indeg[b]++);
+  // Kahn's algorithm, lowest thread first among the ready events: a stable,
+  // readable order.
+  const ready: number[] = [];
+  for (let i = 0; i < n; i++) if (indeg[i] === 0) ready.push(i);
+  const out: string[] = [];
+  let k = 0;
+  let lastStep = '';
+  while (ready.length > 0) {
+    ready.sort((a, b) => x.events[a].thread - x.events[b].thread || x.events[a].poIndex - x.events[b].poIndex);
+    const e = ready.shift()!;
+    const ev = x.events[e];
+    order.forEach((a, b) => {
+      if (a === e && --indeg[b] === 0) ready.push(b);
+    });
+    if (ev.thread < 0) continue;
+    const st = steps.get(e)!;
+    const txt = eventText(prog, x, ev, steps);
+    if (st === lastStep) {
+      out[out.length - 1] += `; ${txt}`;
+      continue;
+    }
+    lastStep = st;
+    out.push(`    ${String(++k).padStart(2)}. ${st.padEnd(6)} ${(ev.text ?? '').padEnd(22)} ${txt}`);
+  }
+  return out;
 }
 
 function immediate(r: Relation): Relation {
