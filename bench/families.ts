@@ -1,0 +1,201 @@
+// Scalable litmus-test families for benchmarking the checker. Each family
+// generates kernel-C litmus text (herd7-compatible) for a size parameter N,
+// which is the total number of threads.
+
+export interface Family {
+  name: string;
+  description: string;
+  /** Smallest meaningful N (the benchmark starts there). */
+  minN: number;
+  /** The verdict LKMM should give at size N (checked by the bench). */
+  expected(n: number): 'Always' | 'Sometimes' | 'Never';
+  make(n: number): string;
+}
+
+function checkN(name: string, n: number, min: number): void {
+  if (!Number.isInteger(n) || n < min) throw new RangeError(`${name}: N must be an integer >= ${min} (got ${n})`);
+}
+
+function proc(i: number, params: string[], regs: string[], body: string[]): string {
+  const lines = [`P${i}(${params.join(', ')})`, '{'];
+  for (const r of regs) lines.push(`\tint ${r};`);
+  if (regs.length) lines.push('');
+  for (const b of body) lines.push(`\t${b}`);
+  lines.push('}');
+  return lines.join('\n');
+}
+
+function test(name: string, procs: string[], cond: string, init = '{}'): string {
+  return `C ${name}\n\n${init}\n\n${procs.join('\n\n')}\n\n${cond}\n`;
+}
+
+/**
+ * mp-chain: P0 writes data x0 then release-stores flag x1; each middle thread
+ * Pi acquire-loads xi and release-stores the value into x(i+1); the last
+ * thread acquire-loads x(N-1) and reads x0. Release/acquire is transitive
+ * along the chain, so "saw the flag but not the data" is forbidden.
+ */
+function mpChain(n: number): string {
+  checkN('mp-chain', n, 2);
+  const procs: string[] = [];
+  procs.push(proc(0, ['int *x0', 'int *x1'], [], ['WRITE_ONCE(*x0, 1);', 'smp_store_release(x1, 1);']));
+  for (let i = 1; i < n - 1; i++) {
+    procs.push(
+      proc(i, [`int *x${i}`, `int *x${i + 1}`], ['r0'], [
+        `r0 = smp_load_acquire(x${i});`,
+        `smp_store_release(x${i + 1}, r0);`,
+      ]),
+    );
+  }
+  const last = n - 1;
+  procs.push(
+    proc(last, ['int *x0', `int *x${last}`], ['r0', 'r1'], [`r0 = smp_load_acquire(x${last});`, 'r1 = READ_ONCE(*x0);']),
+  );
+  return test(`MP-chain-${n}`, procs, `exists (${last}:r0=1 /\\ ${last}:r1=0)`);
+}
+
+/**
+ * rcu: N-1 readers, each with a read-side critical section reading x then y;
+ * one updater writes y, waits for a grace period, then writes x. A reader that
+ * sees the post-grace-period write x=1 must see the pre-grace-period write
+ * y=1; the exists clause asks whether any reader violates that. The updater
+ * is the last thread (P(N-1)); rcu-updater-first is the same test with the
+ * updater as P0, to show how thread order affects the exploration.
+ */
+function rcu(n: number, updaterFirst = false): string {
+  checkN(updaterFirst ? 'rcu-updater-first' : 'rcu', n, 2);
+  const readers = n - 1;
+  const first = updaterFirst ? 1 : 0; // thread number of reader 0
+  const updater = proc(updaterFirst ? 0 : readers, ['int *x', 'int *y'], [], [
+    'WRITE_ONCE(*y, 1);',
+    'synchronize_rcu();',
+    'WRITE_ONCE(*x, 1);',
+  ]);
+  const procs: string[] = [];
+  if (updaterFirst) procs.push(updater);
+  for (let i = 0; i < readers; i++) {
+    procs.push(
+      proc(first + i, ['int *x', 'int *y'], ['r1', 'r2'], [
+        'rcu_read_lock();',
+        'r1 = READ_ONCE(*x);',
+        'r2 = READ_ONCE(*y);',
+        'rcu_read_unlock();',
+      ]),
+    );
+  }
+  if (!updaterFirst) procs.push(updater);
+  const disj = Array.from({ length: readers }, (_, i) => `(${first + i}:r1=1 /\\ ${first + i}:r2=0)`).join(' \\/ ');
+  return test(`RCU-${updaterFirst ? 'updater-first-' : ''}readers-${readers}`, procs, `exists (${disj})`);
+}
+
+/**
+ * spinlock-counter: N threads each increment a shared counter inside a
+ * spin_lock critical section; the exists clause asks whether an increment
+ * was lost (final c differs from N).
+ */
+function spinlockCounter(n: number): string {
+  checkN('spinlock-counter', n, 1);
+  const procs: string[] = [];
+  for (let i = 0; i < n; i++) {
+    procs.push(
+      proc(i, ['spinlock_t *l', 'int *c'], ['r0'], [
+        'spin_lock(l);',
+        'r0 = READ_ONCE(*c);',
+        'WRITE_ONCE(*c, r0 + 1);',
+        'spin_unlock(l);',
+      ]),
+    );
+  }
+  return test(`Spinlock-counter-${n}`, procs, `exists (not (c=${n}))`);
+}
+
+/**
+ * spinlock-handoff: like spinlock-counter but without arithmetic: thread i
+ * stores the constant i+1 in its critical section, so the value domain of c
+ * is exactly {0..N}. The exists clause asks whether two threads both saw the
+ * initial value (both "first" into the critical section), which mutual
+ * exclusion forbids. Separates lock exploration cost from value-domain cost.
+ */
+function spinlockHandoff(n: number): string {
+  checkN('spinlock-handoff', n, 2);
+  const procs: string[] = [];
+  for (let i = 0; i < n; i++) {
+    procs.push(
+      proc(i, ['spinlock_t *l', 'int *c'], ['r0'], [
+        'spin_lock(l);',
+        'r0 = READ_ONCE(*c);',
+        `WRITE_ONCE(*c, ${i + 1});`,
+        'spin_unlock(l);',
+      ]),
+    );
+  }
+  return test(`Spinlock-handoff-${n}`, procs, 'exists (0:r0=0 /\\ 1:r0=0)');
+}
+
+/**
+ * iriw: two writers (P0: x=1, P1: y=1) and N-2 readers; even-numbered readers
+ * read x then y, odd-numbered readers read y then x, with smp_mb() between.
+ * The exists clause asks whether two readers disagree on the order of the two
+ * independent writes (forbidden by smp_mb()); with a single reader (N=3) it
+ * asks for the (allowed) "saw x but not yet y" outcome.
+ */
+function iriw(n: number): string {
+  checkN('iriw', n, 3);
+  const procs: string[] = [];
+  procs.push(proc(0, ['int *x'], [], ['WRITE_ONCE(*x, 1);']));
+  procs.push(proc(1, ['int *y'], [], ['WRITE_ONCE(*y, 1);']));
+  for (let i = 2; i < n; i++) {
+    const [a, b] = i % 2 === 0 ? ['x', 'y'] : ['y', 'x'];
+    procs.push(
+      proc(i, ['int *x', 'int *y'], ['r0', 'r1'], [`r0 = READ_ONCE(*${a});`, 'smp_mb();', `r1 = READ_ONCE(*${b});`]),
+    );
+  }
+  const cond =
+    n === 3 ? 'exists (2:r0=1 /\\ 2:r1=0)' : 'exists (2:r0=1 /\\ 2:r1=0 /\\ 3:r0=1 /\\ 3:r1=0)';
+  return test(`IRIW-mb-${n}`, procs, cond);
+}
+
+export const FAMILIES: Family[] = [
+  {
+    name: 'mp-chain',
+    description: 'N-thread release/acquire message-passing chain (x0 data, x1..x(N-1) flags)',
+    minN: 2,
+    expected: () => 'Never',
+    make: mpChain,
+  },
+  {
+    name: 'rcu',
+    description: 'N-1 RCU readers (x then y) vs one updater (y=1; synchronize_rcu(); x=1)',
+    minN: 2,
+    expected: () => 'Never',
+    make: (n) => rcu(n),
+  },
+  {
+    name: 'rcu-updater-first',
+    description: 'same as rcu, but the updater is P0 and the readers are P1..P(N-1)',
+    minN: 2,
+    expected: () => 'Never',
+    make: (n) => rcu(n, true),
+  },
+  {
+    name: 'spinlock-counter',
+    description: 'N threads incrementing a counter under one spinlock; exists lost update',
+    minN: 2,
+    expected: () => 'Never',
+    make: spinlockCounter,
+  },
+  {
+    name: 'spinlock-handoff',
+    description: 'N threads each storing a constant under one spinlock; exists two threads both first (no arithmetic)',
+    minN: 2,
+    expected: () => 'Never',
+    make: spinlockHandoff,
+  },
+  {
+    name: 'iriw',
+    description: 'IRIW with smp_mb(): 2 writers (x, y) and N-2 readers alternating x;mb;y / y;mb;x',
+    minN: 3,
+    expected: (n) => (n === 3 ? 'Sometimes' : 'Never'),
+    make: iriw,
+  },
+];

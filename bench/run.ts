@@ -1,0 +1,379 @@
+// Benchmark (not a test): times the checker on the public corpus and on
+// generated scalable families (bench/families.ts), and prints Markdown tables.
+//
+//   npm run bench -- [--family NAME[,NAME...]] [--min-n N] [--max-n N] [--budget-s S]
+//                    [--timeout-s S] [--max-executions N] [--no-corpus] [--out FILE]
+//
+// A family stops growing once one size takes longer than --budget-s (default
+// 10 s) of wall time, or hits a checker limit (LimitError).
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { checkSource, type CheckResult } from '../src/check.js';
+import { lkmm } from '../models/lkmm.js';
+import { LimitError, LitmusError } from '../src/parse/errors.js';
+import { FAMILIES, type Family } from './families.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+interface Options {
+  families: string[] | null;
+  minN: number | null;
+  maxN: number;
+  budgetS: number;
+  timeoutS: number;
+  maxExecutions: number;
+  corpus: boolean;
+  out: string | null;
+}
+
+function usage(msg?: string): never {
+  if (msg) console.error(`bench: ${msg}`);
+  console.error(
+    'usage: node dist/bench/run.js [--family NAME[,NAME...]] [--min-n N] [--max-n N] [--budget-s S]\n' +
+      '                            [--timeout-s S] [--max-executions N] [--no-corpus] [--out FILE]\n' +
+      `families: ${FAMILIES.map((f) => f.name).join(', ')}`,
+  );
+  process.exit(msg ? 2 : 0);
+}
+
+function parseArgs(argv: string[]): Options {
+  const o: Options = {
+    families: null,
+    minN: null,
+    maxN: 8,
+    budgetS: 10,
+    timeoutS: 20,
+    maxExecutions: 5_000_000,
+    corpus: true,
+    out: null,
+  };
+  const num = (flag: string, v: string | undefined): number => {
+    const x = Number(v);
+    if (v === undefined || !Number.isFinite(x) || x <= 0) usage(`${flag} needs a positive number`);
+    return x;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const eq = a.indexOf('=');
+    const [flag, inline] = a.startsWith('--') && eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
+    const val = (): string | undefined => inline ?? argv[++i];
+    switch (flag) {
+      case '--family': {
+        const v = val();
+        if (!v) usage('--family needs a name');
+        for (const name of v.split(',')) {
+          if (!FAMILIES.some((f) => f.name === name)) usage(`unknown family '${name}'`);
+          (o.families ??= []).push(name);
+        }
+        break;
+      }
+      case '--min-n':
+        o.minN = Math.floor(num(flag, val()));
+        break;
+      case '--max-n':
+        o.maxN = Math.floor(num(flag, val()));
+        break;
+      case '--budget-s':
+        o.budgetS = num(flag, val());
+        break;
+      case '--timeout-s':
+        o.timeoutS = num(flag, val());
+        break;
+      case '--max-executions':
+        o.maxExecutions = Math.floor(num(flag, val()));
+        break;
+      case '--no-corpus':
+        o.corpus = false;
+        break;
+      case '--out': {
+        const v = val();
+        if (!v) usage('--out needs a file name');
+        o.out = v;
+        break;
+      }
+      case '-h':
+      case '--help':
+        usage();
+      default:
+        usage(`unknown argument '${a}'`);
+    }
+  }
+  return o;
+}
+
+// ---------------------------------------------------------------- measuring
+
+const MB = 1024 * 1024;
+let peakRss = process.memoryUsage().rss;
+
+function sampleRss(): number {
+  const rss = process.memoryUsage().rss;
+  if (rss > peakRss) peakRss = rss;
+  return rss;
+}
+
+interface Measure {
+  wallMs: number;
+  cpuMs: number;
+  /** max(rss before, rss after) of this measurement. */
+  rss: number;
+  /** The process high-water mark (resourceUsage().maxRSS) after this measurement, bytes. */
+  maxRss: number;
+}
+
+function measure<T>(fn: () => T): { value: T; m: Measure } | { error: unknown; m: Measure } {
+  const before = sampleRss();
+  const c0 = process.cpuUsage();
+  const w0 = performance.now();
+  let value: T | undefined;
+  let error: unknown;
+  let failed = false;
+  try {
+    value = fn();
+  } catch (e) {
+    error = e;
+    failed = true;
+  }
+  const wallMs = performance.now() - w0;
+  const c = process.cpuUsage(c0);
+  const after = sampleRss();
+  const m: Measure = {
+    wallMs,
+    cpuMs: (c.user + c.system) / 1000,
+    rss: Math.max(before, after),
+    maxRss: process.resourceUsage().maxRSS * 1024,
+  };
+  return failed ? { error, m } : { value: value as T, m };
+}
+
+// ---------------------------------------------------------------- formatting
+
+const fmtMs = (ms: number): string => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${ms.toFixed(ms < 10 ? 1 : 0)} ms`);
+const fmtInt = (n: number): string => n.toLocaleString('en-US');
+const fmtRate = (count: number, ms: number): string => {
+  if (!(ms > 0)) return '-';
+  const r = (count * 1000) / ms;
+  return r < 10 ? r.toFixed(2) : fmtInt(Math.round(r));
+};
+const fmtMb = (b: number): string => `${(b / MB).toFixed(0)} MB`;
+
+function table(header: string[], rows: string[][], right: boolean[] = []): string {
+  const sep = header.map((_, i) => (right[i] ? '---:' : '---'));
+  return [header, sep, ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+}
+
+function errText(e: unknown): string {
+  if (e instanceof LimitError) return `limit: ${e.message}`;
+  if (e instanceof LitmusError) return `litmus error: ${e.message}`;
+  return `error: ${e instanceof Error ? e.message : String(e)}`;
+}
+
+// ---------------------------------------------------------------- corpus
+
+interface CorpusRow {
+  test: string;
+  verdict: string;
+  positive: number;
+  negative: number;
+}
+
+function runCorpus(opts: Options, out: string[]): void {
+  const corpus = resolve(process.env.LITMUS_CORPUS ?? join(here, '..', '..', '..', 'shared', 'corpus'));
+  const tsv = join(corpus, 'expected.tsv');
+  out.push('## Public corpus (one process)', '');
+  if (!existsSync(tsv)) {
+    const msg = `skipped: no corpus at ${corpus} (set LITMUS_CORPUS)`;
+    console.error(`bench: corpus ${msg}`);
+    out.push(msg, '');
+    return;
+  }
+  const rows: CorpusRow[] = readFileSync(tsv, 'utf8')
+    .split('\n')
+    .slice(1)
+    .filter((l) => l.trim() !== '')
+    .map((l) => {
+      const [test, verdict, positive, negative] = l.split('\t');
+      return { test, verdict, positive: Number(positive), negative: Number(negative) };
+    });
+  console.error(`bench: corpus: ${rows.length} tests from ${corpus}`);
+  const per: { test: string; ms: number; candidates: number; consistent: number }[] = [];
+  const failures: string[] = [];
+  let candidates = 0;
+  let consistent = 0;
+  let agree = 0;
+  const total = measure(() => {
+    for (const row of rows) {
+      const text = readFileSync(join(corpus, row.test), 'utf8');
+      const w0 = performance.now();
+      try {
+        const r = checkSource(text, {
+          model: lkmm,
+          maxExecutions: opts.maxExecutions,
+          timeoutMs: opts.timeoutS * 1000,
+        });
+        const ms = performance.now() - w0;
+        candidates += r.stats.candidates;
+        consistent += r.positive + r.negative;
+        per.push({ test: row.test, ms, candidates: r.stats.candidates, consistent: r.positive + r.negative });
+        if (r.observation === row.verdict && r.positive === row.positive && r.negative === row.negative) agree++;
+        else
+          failures.push(
+            `${row.test}: ${r.observation} ${r.positive}/${r.negative} (herd: ${row.verdict} ${row.positive}/${row.negative})`,
+          );
+      } catch (e) {
+        per.push({ test: row.test, ms: performance.now() - w0, candidates: 0, consistent: 0 });
+        failures.push(`${row.test}: ${errText(e)}`);
+      }
+      sampleRss();
+    }
+  });
+  const m = total.m;
+  out.push(
+    table(
+      ['tests', 'agree with herd (verdict+P/N)', 'wall', 'CPU', 'candidates', 'consistent', 'cand/s', 'RSS (max before/after)', 'maxRSS so far'],
+      [
+        [
+          String(rows.length),
+          `${agree}/${rows.length}`,
+          fmtMs(m.wallMs),
+          fmtMs(m.cpuMs),
+          fmtInt(candidates),
+          fmtInt(consistent),
+          fmtRate(candidates, m.wallMs),
+          fmtMb(m.rss),
+          fmtMb(m.maxRss),
+        ],
+      ],
+      [true, true, true, true, true, true, true, true, true],
+    ),
+    '',
+  );
+  const slow = [...per].sort((a, b) => b.ms - a.ms).slice(0, 8);
+  out.push(
+    'Slowest corpus tests:',
+    '',
+    table(
+      ['test', 'wall', 'candidates', 'consistent'],
+      slow.map((s) => [s.test, fmtMs(s.ms), fmtInt(s.candidates), fmtInt(s.consistent)]),
+      [false, true, true, true],
+    ),
+    '',
+  );
+  if (failures.length) {
+    out.push(`Disagreements / errors (${failures.length}):`, '', ...failures.map((f) => `- ${f}`), '');
+  }
+  console.error(`bench: corpus done in ${fmtMs(m.wallMs)} (${agree}/${rows.length} agree)`);
+}
+
+// ---------------------------------------------------------------- families
+
+function runFamily(f: Family, opts: Options, rows: string[][], notes: string[]): void {
+  const start = Math.max(f.minN, opts.minN ?? f.minN);
+  for (let n = start; n <= opts.maxN; n++) {
+    const text = f.make(n);
+    const res = measure(() =>
+      checkSource(text, { model: lkmm, maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutS * 1000 }),
+    );
+    const m = res.m;
+    if ('error' in res) {
+      const why = errText(res.error);
+      rows.push([f.name, String(n), fmtMs(m.wallMs), fmtMs(m.cpuMs), '-', '-', '-', '-', '-', fmtMb(m.rss), fmtMb(m.maxRss), why]);
+      console.error(`bench: ${f.name} N=${n}: ${why} after ${fmtMs(m.wallMs)}; stopping family`);
+      notes.push(`${f.name}: stopped at N=${n} (${why}).`);
+      if (!(res.error instanceof LimitError)) throw res.error;
+      return;
+    }
+    const r: CheckResult = res.value;
+    const cons = r.positive + r.negative;
+    const want = f.expected(n);
+    const verdict = r.observation === want ? r.observation : `${r.observation} (expected ${want})`;
+    rows.push([
+      f.name,
+      String(n),
+      fmtMs(m.wallMs),
+      fmtMs(m.cpuMs),
+      fmtInt(r.stats.candidates),
+      fmtInt(cons),
+      fmtInt(r.stats.pruned),
+      fmtRate(r.stats.candidates, m.wallMs),
+      fmtRate(cons, m.wallMs),
+      fmtMb(m.rss),
+      fmtMb(m.maxRss),
+      verdict,
+    ]);
+    console.error(
+      `bench: ${f.name} N=${n}: ${fmtMs(m.wallMs)} wall, ${fmtInt(r.stats.candidates)} candidates, ${fmtInt(cons)} consistent, ${r.observation}`,
+    );
+    if (m.wallMs > opts.budgetS * 1000) {
+      if (n < opts.maxN) notes.push(`${f.name}: stopped after N=${n} (took ${fmtMs(m.wallMs)} > budget ${opts.budgetS} s).`);
+      return;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- main
+
+/** The commit the checker was built from, and whether the tree had local changes. */
+function gitDescribe(): string {
+  const root = join(here, '..', '..');
+  try {
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const head = git('rev-parse', '--short', 'HEAD');
+    const dirty = git('status', '--porcelain', '--', 'src', 'models').length > 0;
+    return `git ${head}${dirty ? ' + uncommitted changes in src/ or models/' : ''}`;
+  } catch {
+    return 'unknown (not a git checkout)';
+  }
+}
+
+function main(): void {
+  const opts = parseArgs(process.argv.slice(2));
+  const out: string[] = [];
+  const cpus = os.cpus();
+  out.push(
+    '# litmus benchmark',
+    '',
+    `- date: ${new Date().toISOString()}`,
+    `- machine: ${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB RAM, ${os.platform()} ${os.release()} ${os.arch()}`,
+    `- node: ${process.version}`,
+    `- source: ${gitDescribe()}`,
+    `- model: ${lkmm.name}; limits: maxExecutions ${fmtInt(opts.maxExecutions)}, timeout ${opts.timeoutS} s per test; family budget ${opts.budgetS} s per size, N <= ${opts.maxN}`,
+    '',
+  );
+  console.error(out.slice(2, 7).join('\n'));
+
+  if (opts.corpus) runCorpus(opts, out);
+
+  const families = opts.families ? FAMILIES.filter((f) => opts.families!.includes(f.name)) : FAMILIES;
+  const rows: string[][] = [];
+  const notes: string[] = [];
+  for (const f of families) runFamily(f, opts, rows, notes);
+  out.push(
+    '## Scalable families',
+    '',
+    ...families.map((f) => `- \`${f.name}\`: ${f.description}`),
+    '',
+    table(
+      ['family', 'N', 'wall', 'CPU', 'candidates', 'consistent (P+N)', 'pruned partial', 'cand/s', 'consistent/s', 'RSS (max before/after)', 'maxRSS so far', 'verdict'],
+      rows,
+      [false, true, true, true, true, true, true, true, true, true, true, false],
+    ),
+    '',
+  );
+  if (notes.length) out.push(...notes.map((n) => `- ${n}`), '');
+  sampleRss();
+  out.push(
+    `Peak RSS sampled: ${fmtMb(peakRss)}; process.resourceUsage().maxRSS at end: ${fmtMb(process.resourceUsage().maxRSS * 1024)}.`,
+    '',
+  );
+  const md = out.join('\n');
+  console.log(md);
+  if (opts.out) writeFileSync(opts.out, md);
+}
+
+main();
