@@ -8,10 +8,11 @@
 // 10 s) of wall time, or hits a checker limit (LimitError).
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { corpusDir, readRows } from '../scripts/corpus.js';
 import { checkSource, type CheckResult } from '../src/check.js';
 import { lkmm } from '../models/lkmm.js';
 import { LimitError, LitmusError } from '../src/parse/errors.js';
@@ -174,31 +175,16 @@ function errText(e: unknown): string {
 
 // ---------------------------------------------------------------- corpus
 
-interface CorpusRow {
-  test: string;
-  verdict: string;
-  positive: number;
-  negative: number;
-}
-
 function runCorpus(opts: Options, out: string[]): void {
-  const corpus = resolve(process.env.LITMUS_CORPUS ?? join(here, '..', '..', '..', 'shared', 'corpus'));
-  const tsv = join(corpus, 'expected.tsv');
+  const corpus = corpusDir();
   out.push('## Public corpus (one process)', '');
-  if (!existsSync(tsv)) {
-    const msg = `skipped: no corpus at ${corpus} (set LITMUS_CORPUS)`;
+  if (!corpus) {
+    const msg = 'skipped: no corpus at ../shared/corpus (set LITMUS_CORPUS)';
     console.error(`bench: corpus ${msg}`);
     out.push(msg, '');
     return;
   }
-  const rows: CorpusRow[] = readFileSync(tsv, 'utf8')
-    .split('\n')
-    .slice(1)
-    .filter((l) => l.trim() !== '')
-    .map((l) => {
-      const [test, verdict, positive, negative] = l.split('\t');
-      return { test, verdict, positive: Number(positive), negative: Number(negative) };
-    });
+  const rows = readRows(corpus);
   console.error(`bench: corpus: ${rows.length} tests from ${corpus}`);
   const per: { test: string; ms: number; candidates: number; consistent: number }[] = [];
   const failures: string[] = [];

@@ -1,6 +1,5 @@
 // Shared helpers for the test files (not a test file itself).
 
-import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -8,11 +7,6 @@ export const TEST_DIR = dirname(fileURLToPath(import.meta.url));
 export const ROOT = resolve(TEST_DIR, '..');
 export const CLI = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 export const NFS_DIR = join(ROOT, 'litmus', 'clear_invalid_mapping');
-
-export function corpusDir(): string | undefined {
-  const dir = resolve(process.env.LITMUS_CORPUS ?? join(ROOT, '..', 'shared', 'corpus'));
-  return existsSync(join(dir, 'expected.tsv')) ? dir : undefined;
-}
 
 /** A deep copy without source positions, to compare syntax trees. */
 export function stripPos<T>(x: T): unknown {

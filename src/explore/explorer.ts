@@ -743,18 +743,6 @@ class Explorer {
     }
   }
 
-  /** The unlock closing the critical section opened by lkw, if generated. */
-  private closingUnlock(lkw: Event): Event | undefined {
-    const ids = this.byLoc[lkw.loc];
-    for (let i = 0; i < ids.length; i++) {
-      const e = this.events[ids[i]];
-      if (e.thread !== lkw.thread || e.poIndex <= lkw.poIndex) continue;
-      if (e.lock === 'UL') return e;
-      if (e.lock === 'LKW') return undefined;
-    }
-    return undefined;
-  }
-
   /** LF (failed trylock), RL (is_locked true) and RU (is_locked false) reads. */
   private lockRead(t: number, ts: ThreadState, loc: number, addrDeps: bigint, ins: Instr, kind: LockKind, k: (r: Event) => void): void {
     const open = this.openLockWrite(t, loc, this.events.length);
