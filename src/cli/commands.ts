@@ -5,7 +5,7 @@ import { availableParallelism } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
 import { resolveInputs, shard } from './inputs.js';
 import { runOne, type FileReport, type JsonResult, type RunOptions } from './run-one.js';
-import { suiteConfig, suiteTable, type SuiteRow } from '../report/suite.js';
+import { suiteConfig, suiteTable, suiteVerdict, type SuiteRow } from '../report/suite.js';
 import { runPool } from './pool.js';
 
 interface CheckFlags {
@@ -87,6 +87,9 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
         console.log(`\n${basename(r.file, '.litmus')}: how the outcome happens`);
         console.log(await traceFile(r.file, opts));
       }
+      // The verdict again, last, after the explanations.
+      const verdict = suiteVerdict(rows, cfg);
+      if (verdict) console.log(`\n${verdict}`);
     }
   }
   return status;

@@ -59,24 +59,27 @@ export function suiteTable(rows: SuiteRow[], cfg: SuiteConfig): string {
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
   const lines = [fmt(head), fmt(widths.map((w) => '-'.repeat(w)))];
   for (const b of body) lines.push(fmt(b));
-  const bad = cfg.badOutcome ?? 'the bad outcome';
-  if (cfg.underReview) {
-    const mine = rows.filter((r) => r.version === cfg.underReview);
-    const reachable = mine.filter((r) => r.verdict !== 'Never');
-    lines.push('');
-    if (mine.length === 0) lines.push(`No test of version "${cfg.underReview}" in this run.`);
-    else if (reachable.length === 0) {
-      lines.push(`Version "${cfg.underReview}" (under review): ${bad} is impossible in all ${mine.length} scenarios checked.`);
-    } else {
-      const before = (sc: string) =>
-        cfg.baseline && rows.some((r) => r.version === cfg.baseline && r.scenario === sc && r.verdict !== 'Never')
-          ? ` (also possible in "${cfg.baseline}")`
-          : '';
-      lines.push(
-        `Version "${cfg.underReview}" (under review): ${bad} CAN happen, in ${reachable.length} of ${mine.length} scenarios: ` +
-          reachable.map((r) => short(r.scenario) + before(r.scenario)).join(', ') + '.',
-      );
-    }
-  }
+  const verdict = suiteVerdict(rows, cfg);
+  if (verdict) lines.push('', verdict);
   return lines.join('\n');
+}
+
+/** The closing line for the version under review (undefined without one). */
+export function suiteVerdict(rows: SuiteRow[], cfg: SuiteConfig): string | undefined {
+  if (!cfg.underReview) return undefined;
+  const bad = cfg.badOutcome ?? 'the bad outcome';
+  const mine = rows.filter((r) => r.version === cfg.underReview);
+  const reachable = mine.filter((r) => r.verdict !== 'Never');
+  if (mine.length === 0) return `No test of version "${cfg.underReview}" in this run.`;
+  if (reachable.length === 0) {
+    return `Version "${cfg.underReview}" (under review): ${bad} is impossible in all ${mine.length} scenarios checked.`;
+  }
+  const before = (sc: string) =>
+    cfg.baseline && rows.some((r) => r.version === cfg.baseline && r.scenario === sc && r.verdict !== 'Never')
+      ? ` (also possible in "${cfg.baseline}")`
+      : '';
+  return (
+    `Version "${cfg.underReview}" (under review): ${bad} CAN happen, in ${reachable.length} of ${mine.length} scenarios: ` +
+    reachable.map((r) => short(r.scenario) + before(r.scenario)).join(', ') + '.'
+  );
 }
