@@ -33,11 +33,11 @@ function staticRelations(x: Execution) {
   const Plain = M.minus(Marked);
 
   // RCU read-side critical sections: innermost lock/unlock pairs first.
-  const rcuRscs = matchNested(x, S.fence('rcu-lock'), S.fence('rcu-unlock'));
+  const rcuRscs = S.fence('rcu-lock').isEmpty() ? Relation.empty(x.n) : matchNested(x, S.fence('rcu-lock'), S.fence('rcu-unlock'));
 
   // ---- lock.cat
   const poLoc = po.and(B.loc);
-  const lkRmw = S.LKR.id().seq(poLoc).seq(S.LKW.id()).minus(po.seq(po));
+  const lkRmw = S.LKR.isEmpty() ? Relation.empty(x.n) : S.LKR.id().seq(poLoc).seq(S.LKW.id()).minus(po.seq(po));
   const rmwAll = rmw.or(lkRmw);
 
   // ---- linux-kernel.cat: basic relations
@@ -47,25 +47,33 @@ function staticRelations(x: Execution) {
   const rmb = fencerel(S.fence('rmb')).restrict(R4rmb, R4rmb);
   const wmb = fencerel(S.fence('wmb')).restrict(W, W);
   const RMW = S.RMW;
-  // mb, except its after-unlock-lock term (which needs rf): see below.
-  const mbPo = fencerel(Mb).restrict(M, M)
-    .or(po.seq(RMW.and(Mb).id()).seq(po).restrict(M, M))
-    .or(po.restrict(W.and(RMW).and(Mb), M))
-    .or(po.restrict(M, R.and(RMW).and(Mb)))
-    .or(M.id().seq(fencerel(S.fence('before-atomic'))).seq(RMW.id()).seq(po.opt()).restrict(undefined, M))
-    .or(M.id().seq(po.opt()).seq(RMW.id()).seq(fencerel(S.fence('after-atomic'))).restrict(undefined, M))
-    .or(M.id().seq(po.opt()).seq(S.LKW.id()).seq(fencerel(S.fence('after-spinlock'))).restrict(undefined, M))
-    .or(M.id().seq(po.opt()).seq(S.SrcuUnlock.id()).seq(fencerel(S.fence('after-srcu-read-unlock'))).restrict(undefined, M));
+  // mb, except its after-unlock-lock term (which needs rf): see below. Terms
+  // whose fence or access kind does not occur in the test are empty.
+  const none = Relation.empty(x.n);
+  const term = (present: EventSet, f: () => Relation) => (present.isEmpty() ? none : f());
+  const MbRMW = RMW.and(Mb);
+  const mbPo = fencerel(Mb).restrict(M, M).or(
+    term(MbRMW, () => po.seq(MbRMW.id()).seq(po).restrict(M, M)
+      .or(po.restrict(W.and(MbRMW), M), po.restrict(M, R.and(MbRMW)))),
+    term(S.fence('before-atomic'), () => M.id().seq(fencerel(S.fence('before-atomic'))).seq(RMW.id()).seq(po.opt()).restrict(undefined, M)),
+    term(S.fence('after-atomic'), () => M.id().seq(po.opt()).seq(RMW.id()).seq(fencerel(S.fence('after-atomic'))).restrict(undefined, M)),
+    term(S.fence('after-spinlock'), () => M.id().seq(po.opt()).seq(S.LKW.id()).seq(fencerel(S.fence('after-spinlock'))).restrict(undefined, M)),
+    term(S.fence('after-srcu-read-unlock'), () =>
+      M.id().seq(po.opt()).seq(S.SrcuUnlock.id()).seq(fencerel(S.fence('after-srcu-read-unlock'))).restrict(undefined, M)),
+  );
   const SyncRcu = S.fence('sync-rcu');
-  const gp = po.seq(SyncRcu.or(S.SyncSrcu).id()).seq(po.opt());
-  const barrier = fencerel(
-    S.fence('barrier').or(S.fence('rmb'), S.fence('wmb'), Mb, SyncRcu, S.SyncSrcu, S.fence('before-atomic'),
-      S.fence('after-atomic'), Acquire, Release, S.fence('rcu-lock'), S.fence('rcu-unlock'), S.SrcuLock, S.SrcuUnlock),
-  ).or(po.restrict(undefined, Release), po.restrict(Acquire, undefined));
-  const poUnlockPoLockPo = po.seq(S.UL.id()).seq(po).seq(S.LKR.id()).seq(po);
+  const gp = term(SyncRcu.or(S.SyncSrcu), () => po.seq(SyncRcu.or(S.SyncSrcu).id()).seq(po.opt()));
+  // barrier is only needed for the mixed-accesses flag: computed on demand.
+  let barrierRel: Relation | undefined;
+  const barrier = () =>
+    (barrierRel ??= lasting(() => fencerel(
+      S.fence('barrier').or(S.fence('rmb'), S.fence('wmb'), Mb, SyncRcu, S.SyncSrcu, S.fence('before-atomic'),
+        S.fence('after-atomic'), Acquire, Release, S.fence('rcu-lock'), S.fence('rcu-unlock'), S.SrcuLock, S.SrcuUnlock),
+    ).or(po.restrict(undefined, Release), po.restrict(Acquire, undefined))));
+  const hasLocks = !S.UL.isEmpty() && !S.LKR.isEmpty();
+  const poUnlockPoLockPo = hasLocks ? po.seq(S.UL.id()).seq(po).seq(S.LKR.id()).seq(po) : none;
   const poToUnlock = po.restrict(undefined, S.UL);
   const lockToPo = po.restrict(S.LKR, undefined);
-  const hasLocks = !S.UL.isEmpty() && !S.LKR.isEmpty();
   const hasRcu = !SyncRcu.or(S.SyncSrcu).isEmpty();
   return {
     FailedRMW, Acquire, Release, Mb, Noreturn, Marked, Plain, rcuRscs, poLoc, lkRmw, rmwAll, acqPo, poRel,
@@ -273,7 +281,7 @@ function checkAxioms(x: Execution, st: StaticLkmm, prefix: boolean): Verdict {
       const wrRace = preRace.and(B.co.opt().seq(B.rf)).minus(wrVis);
       const rwRace = preRace.and(L.fr).minus(rwXbstar);
       if (!wwRace.or(wrRace, rwRace).isEmpty()) flags.push('data-race');
-      const poLocNoBarrier = L.poLoc.minus(L.barrier);
+      const poLocNoBarrier = L.poLoc.minus(L.barrier());
       const PlainW = Plain.and(W);
       const mixed = poLocNoBarrier.restrict(PlainW, Marked).or(poLocNoBarrier.restrict(Marked, PlainW));
       if (!mixed.isEmpty()) flags.push('mixed-accesses');
