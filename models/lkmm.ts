@@ -161,7 +161,12 @@ function happensBefore(x: Execution, st: StaticLkmm, c: Communication) {
 type HappensBefore = ReturnType<typeof happensBefore>;
 
 /** Stage 3: propagation order. */
-function propagation(st: StaticLkmm, c: Communication, h: HappensBefore) {
+function propagation(x: Execution, st: StaticLkmm, c: Communication, h: HappensBefore) {
+  // Without a strong fence pb is empty, and hb* is needed only by RCU.
+  if (c.strongFence0.isEmpty() && !st.hasRcu) {
+    const none = Relation.empty(x.n);
+    return { hbStar: h.hb.star(), pb: none, pbStar: x.rel.id };
+  }
   const hbStar = h.hb.star();
   const pb = h.prop.seq(c.strongFence0).seq(hbStar).restrict(undefined, st.Marked);
   return { hbStar, pb, pbStar: pb.star() };
@@ -173,32 +178,34 @@ function rcu(x: Execution, st: StaticLkmm, c: Communication, h: HappensBefore, p
   const { n } = x;
   const { po, loc } = x.rel;
   const S = x.sets;
+  if (!st.hasRcu) {
+    // Without grace periods rcu-order is empty (every term starts or ends with one).
+    const none = Relation.empty(n);
+    return { rcuLink: none, rcuOrder: none, rcuFence: none, fence: c.fence0, strongFence: c.strongFence0, rb: none };
+  }
   const rcuGp = st.SyncRcu.id();
   const srcuGp = S.SyncSrcu.id();
   const rcuRscsi = st.rcuRscs.inv();
   const srcuRscsi = c.srcuRscs.inv();
   const rcuLink = po.opt().seq(p.hbStar).seq(p.pbStar).seq(h.prop).seq(po);
-  // Without grace periods rcu-order is empty (every term starts or ends with one).
-  const rcuOrder = !st.hasRcu
-    ? Relation.empty(n)
-    : fixpoint(n, (ro) =>
-        rcuGp.or(
-          srcuGp,
-          rcuGp.seq(rcuLink).seq(rcuRscsi),
-          srcuGp.seq(rcuLink).seq(srcuRscsi).and(loc),
-          rcuRscsi.seq(rcuLink).seq(rcuGp),
-          srcuRscsi.seq(rcuLink).seq(srcuGp).and(loc),
-          rcuGp.seq(rcuLink).seq(ro).seq(rcuLink).seq(rcuRscsi),
-          srcuGp.seq(rcuLink).seq(ro).seq(rcuLink).seq(srcuRscsi).and(loc),
-          rcuRscsi.seq(rcuLink).seq(ro).seq(rcuLink).seq(rcuGp),
-          srcuRscsi.seq(rcuLink).seq(ro).seq(rcuLink).seq(srcuGp).and(loc),
-          ro.seq(rcuLink).seq(ro),
-        ),
+  const rcuOrder = fixpoint(n, (ro) =>
+    rcuGp.or(
+      srcuGp,
+      rcuGp.seq(rcuLink).seq(rcuRscsi),
+      srcuGp.seq(rcuLink).seq(srcuRscsi).and(loc),
+      rcuRscsi.seq(rcuLink).seq(rcuGp),
+      srcuRscsi.seq(rcuLink).seq(srcuGp).and(loc),
+      rcuGp.seq(rcuLink).seq(ro).seq(rcuLink).seq(rcuRscsi),
+      srcuGp.seq(rcuLink).seq(ro).seq(rcuLink).seq(srcuRscsi).and(loc),
+      rcuRscsi.seq(rcuLink).seq(ro).seq(rcuLink).seq(rcuGp),
+      srcuRscsi.seq(rcuLink).seq(ro).seq(rcuLink).seq(srcuGp).and(loc),
+      ro.seq(rcuLink).seq(ro),
+    ),
       );
   const rcuFence = po.seq(rcuOrder).seq(po.opt());
   const fence = c.fence0.or(rcuFence);
   const strongFence = c.strongFence0.or(rcuFence);
-  const rb = st.hasRcu ? h.prop.seq(rcuFence).seq(p.hbStar).seq(p.pbStar).restrict(undefined, st.Marked) : Relation.empty(n);
+  const rb = h.prop.seq(rcuFence).seq(p.hbStar).seq(p.pbStar).restrict(undefined, st.Marked);
   return { rcuLink, rcuOrder, rcuFence, fence, strongFence, rb };
 }
 
@@ -207,7 +214,7 @@ export function lkmmRelations(x: Execution) {
   const st = staticOf(x);
   const c = communication(x, st);
   const h = happensBefore(x, st, c);
-  const p = propagation(st, c, h);
+  const p = propagation(x, st, c, h);
   const r = rcu(x, st, c, h, p);
   return { ...st, ...c, ...h, ...p, ...r };
 }
@@ -245,7 +252,7 @@ function checkAxioms(x: Execution, st: StaticLkmm, prefix: boolean): Verdict {
     }
     const h = happensBefore(x, st, c);
     if (!h.hb.acyclic()) return { consistent: false, violated: 'happens-before', flags: [] };
-    const p = propagation(st, c, h);
+    const p = propagation(x, st, c, h);
     if (!p.pb.acyclic()) return { consistent: false, violated: 'propagation', flags: [] };
     const r = rcu(x, st, c, h, p);
     if (!r.rb.irreflexive()) return { consistent: false, violated: 'rcu', flags: [] };
