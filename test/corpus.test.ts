@@ -2,10 +2,11 @@
 // $LITMUS_CORPUS): every row of expected.tsv, verdict, P/N, flags and states.
 
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checkSource } from '../src/check.js';
 import { lkmm } from '../models/lkmm.js';
+import { herdBlock } from '../src/report/herd.js';
 import { corpusDir, flagsOf, normaliseFlags, normaliseStates, readRows, statesOf } from '../scripts/corpus.js';
 
 const dir = corpusDir();
@@ -36,6 +37,24 @@ if (!dir) {
         expect(statesOf(r)).toBe(normaliseStates(row.states));
         // A kernel test's own Result: line agrees too (DEADLOCK: no execution).
         if (r.expected !== undefined) expect(r.matches, `Result: ${r.expected}`).toBe(true);
+      });
+    }
+  });
+}
+
+// herd7's own output for the herd-linux tests (the .expected files): our
+// block must be the same line for line (herd's Hash= and Time lines aside).
+if (dir) {
+  const herdDir = join(dir, 'herd-linux');
+  const withExpected = existsSync(herdDir) ? readdirSync(herdDir).filter((f) => f.endsWith('.litmus') && existsSync(join(herdDir, `${f}.expected`))) : [];
+  describe('herd7 output, line for line', () => {
+    for (const f of withExpected) {
+      it(f, () => {
+        const expected = readFileSync(join(herdDir, `${f}.expected`), 'utf8')
+          .split('\n')
+          .filter((l) => l !== '' && !l.startsWith('Hash=') && !l.startsWith('Time '));
+        const ours = herdBlock(checkSource(readFileSync(join(herdDir, f), 'utf8'), { model: lkmm })).split('\n');
+        expect(ours).toEqual(expected);
       });
     }
   });
