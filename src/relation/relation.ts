@@ -8,65 +8,58 @@
 
 /**
  * Scratch memory for the relations of one model check. Relations are many,
- * small and short-lived; carving them out of one buffer avoids an
- * ArrayBuffer per relation (allocation and garbage collection dominated the
- * profile). Only code inside scratch() uses it; anything kept afterwards
- * (caches, witnesses) must be built outside.
+ * small and short-lived; they are carved out of one buffer and address it by
+ * offset, so that a relation is a plain object (no ArrayBuffer, no typed-array
+ * view of its own: allocation and garbage collection dominated the profile).
+ * Only code inside scratch() uses it; anything kept afterwards (caches,
+ * witnesses) is built outside, from chunks that are never reused.
  */
-class Arena {
-  buf = new Uint32Array(1 << 16);
+class Pool {
+  buf: Uint32Array;
   off = 0;
-  alloc(len: number): Uint32Array {
+  constructor(
+    private readonly chunk: number,
+    private readonly reuse: boolean,
+  ) {
+    this.buf = new Uint32Array(chunk);
+  }
+  /** Reserves len zeroed words; returns the buffer and the offset. */
+  alloc(len: number): number {
     if (this.off + len > this.buf.length) {
-      this.buf = new Uint32Array(Math.max(this.buf.length * 2, len * 4));
+      this.buf = new Uint32Array(Math.max(this.reuse ? this.buf.length * 2 : this.chunk, len * 4));
       this.off = 0;
+    } else if (this.reuse) {
+      this.buf.fill(0, this.off, this.off + len);
     }
-    const v = this.buf.subarray(this.off, this.off + len);
+    const o = this.off;
     this.off += len;
-    v.fill(0);
-    return v;
+    return o;
   }
 }
 
-const ARENA = new Arena();
-
-/**
- * Memory for relations that outlive a check (cached structures, witnesses):
- * carved from large chunks that are never reused, so nothing is ever
- * overwritten; a chunk is freed when no relation in it is referenced. This
- * keeps the number of ArrayBuffers (and the garbage collector's work) small.
- */
-class Chunks {
-  buf = new Uint32Array(1 << 16);
-  off = 0;
-  alloc(len: number): Uint32Array {
-    if (this.off + len > this.buf.length) {
-      this.buf = new Uint32Array(Math.max(1 << 16, len));
-      this.off = 0;
-    }
-    const v = this.buf.subarray(this.off, this.off + len);
-    this.off += len;
-    return v;
-  }
-}
-
-const CHUNKS = new Chunks();
+const SCRATCH = new Pool(1 << 16, true);
+const LASTING = new Pool(1 << 16, false);
 let arenaActive = false;
 
-function words(len: number): Uint32Array {
-  return arenaActive ? ARENA.alloc(len) : CHUNKS.alloc(len);
+/** Words for a new set or relation: [buffer, offset]. */
+function words(len: number): [Uint32Array, number] {
+  const pool = arenaActive ? SCRATCH : LASTING;
+  const off = pool.alloc(len);
+  return [pool.buf, off];
 }
 
 /** Runs f with relations allocated from scratch memory, released on return. */
 export function scratch<T>(f: () => T): T {
   if (arenaActive) return f();
   arenaActive = true;
-  const off = ARENA.off;
+  const off = SCRATCH.off;
+  const buf = SCRATCH.buf;
   try {
     return f();
   } finally {
     arenaActive = false;
-    ARENA.off = off;
+    if (SCRATCH.buf === buf) SCRATCH.off = off;
+    else SCRATCH.off = 0;
   }
 }
 
@@ -82,12 +75,12 @@ export function lasting<T>(f: () => T): T {
 }
 
 export class EventSet {
-  readonly bits: Uint32Array;
-  constructor(
-    readonly n: number,
-    bits?: Uint32Array,
-  ) {
-    this.bits = bits ?? words((n + 31) >>> 5);
+  readonly buf: Uint32Array;
+  readonly off: number;
+  readonly w: number;
+  constructor(readonly n: number) {
+    this.w = (n + 31) >>> 5;
+    [this.buf, this.off] = words(this.w);
   }
 
   static of(n: number, members: Iterable<number>): EventSet {
@@ -103,29 +96,37 @@ export class EventSet {
   }
 
   add(e: number): void {
-    this.bits[e >>> 5] |= 1 << (e & 31);
+    this.buf[this.off + (e >>> 5)] |= 1 << (e & 31);
   }
 
   has(e: number): boolean {
-    return (this.bits[e >>> 5] & (1 << (e & 31))) !== 0;
+    return (this.buf[this.off + (e >>> 5)] & (1 << (e & 31))) !== 0;
+  }
+
+  /** Word i of the bitset. */
+  word(i: number): number {
+    return this.buf[this.off + i];
   }
 
   or(...others: EventSet[]): EventSet {
     const r = new EventSet(this.n);
-    r.bits.set(this.bits);
-    for (const o of others) for (let i = 0; i < r.bits.length; i++) r.bits[i] |= o.bits[i];
+    for (let i = 0; i < this.w; i++) {
+      let v = this.buf[this.off + i];
+      for (const o of others) v |= o.buf[o.off + i];
+      r.buf[r.off + i] = v;
+    }
     return r;
   }
 
   and(o: EventSet): EventSet {
     const r = new EventSet(this.n);
-    for (let i = 0; i < r.bits.length; i++) r.bits[i] = this.bits[i] & o.bits[i];
+    for (let i = 0; i < this.w; i++) r.buf[r.off + i] = this.buf[this.off + i] & o.buf[o.off + i];
     return r;
   }
 
   minus(o: EventSet): EventSet {
     const r = new EventSet(this.n);
-    for (let i = 0; i < r.bits.length; i++) r.bits[i] = this.bits[i] & ~o.bits[i];
+    for (let i = 0; i < this.w; i++) r.buf[r.off + i] = this.buf[this.off + i] & ~o.buf[o.off + i];
     return r;
   }
 
@@ -136,7 +137,7 @@ export class EventSet {
   }
 
   isEmpty(): boolean {
-    for (let i = 0; i < this.bits.length; i++) if (this.bits[i] !== 0) return false;
+    for (let i = 0; i < this.w; i++) if (this.buf[this.off + i] !== 0) return false;
     return true;
   }
 
@@ -159,7 +160,7 @@ export class EventSet {
     const w = r.w;
     for (let e = 0; e < this.n; e++) {
       if (!this.has(e)) continue;
-      r.rows.set(t.bits, e * w);
+      for (let k = 0; k < w; k++) r.buf[r.off + e * w + k] = t.buf[t.off + k];
     }
     return r;
   }
@@ -167,14 +168,12 @@ export class EventSet {
 
 export class Relation {
   readonly w: number;
-  readonly rows: Uint32Array;
+  readonly buf: Uint32Array;
+  readonly off: number;
 
-  constructor(
-    readonly n: number,
-    rows?: Uint32Array,
-  ) {
+  constructor(readonly n: number) {
     this.w = (n + 31) >>> 5;
-    this.rows = rows ?? words(n * this.w);
+    [this.buf, this.off] = words(n * this.w);
   }
 
   static empty(n: number): Relation {
@@ -194,34 +193,48 @@ export class Relation {
   }
 
   add(a: number, b: number): void {
-    this.rows[a * this.w + (b >>> 5)] |= 1 << (b & 31);
+    this.buf[this.off + a * this.w + (b >>> 5)] |= 1 << (b & 31);
   }
 
   has(a: number, b: number): boolean {
-    return (this.rows[a * this.w + (b >>> 5)] & (1 << (b & 31))) !== 0;
+    return (this.buf[this.off + a * this.w + (b >>> 5)] & (1 << (b & 31))) !== 0;
   }
 
   clone(): Relation {
     const r = new Relation(this.n);
-    r.rows.set(this.rows);
+    const len = this.n * this.w;
+    if (r.buf === this.buf) r.buf.copyWithin(r.off, this.off, this.off + len);
+    else for (let i = 0; i < len; i++) r.buf[r.off + i] = this.buf[this.off + i];
     return r;
   }
 
   or(...others: Relation[]): Relation {
-    const r = this.clone();
-    for (const o of others) for (let i = 0; i < r.rows.length; i++) r.rows[i] |= o.rows[i];
+    const r = new Relation(this.n);
+    const len = this.n * this.w;
+    const a = this.buf;
+    const ao = this.off;
+    const o = r.buf;
+    const oo = r.off;
+    for (let i = 0; i < len; i++) o[oo + i] = a[ao + i];
+    for (const x of others) {
+      const b = x.buf;
+      const bo = x.off;
+      for (let i = 0; i < len; i++) o[oo + i] |= b[bo + i];
+    }
     return r;
   }
 
-  and(o: Relation): Relation {
+  and(x: Relation): Relation {
     const r = new Relation(this.n);
-    for (let i = 0; i < r.rows.length; i++) r.rows[i] = this.rows[i] & o.rows[i];
+    const len = this.n * this.w;
+    for (let i = 0; i < len; i++) r.buf[r.off + i] = this.buf[this.off + i] & x.buf[x.off + i];
     return r;
   }
 
-  minus(o: Relation): Relation {
+  minus(x: Relation): Relation {
     const r = new Relation(this.n);
-    for (let i = 0; i < r.rows.length; i++) r.rows[i] = this.rows[i] & ~o.rows[i];
+    const len = this.n * this.w;
+    for (let i = 0; i < len; i++) r.buf[r.off + i] = this.buf[this.off + i] & ~x.buf[x.off + i];
     return r;
   }
 
@@ -230,19 +243,22 @@ export class Relation {
     const n = this.n;
     const w = this.w;
     const out = new Relation(n);
-    const a = this.rows;
-    const b = s.rows;
-    const o = out.rows;
+    const a = this.buf;
+    const ao = this.off;
+    const b = s.buf;
+    const bo = s.off;
+    const o = out.buf;
+    const oo = out.off;
     for (let i = 0; i < n; i++) {
       const base = i * w;
       for (let k = 0; k < w; k++) {
-        let word = a[base + k];
+        let word = a[ao + base + k];
         while (word !== 0) {
           const bit = word & -word;
           const j = (k << 5) + (31 - Math.clz32(bit));
           word ^= bit;
-          const jb = j * w;
-          for (let m = 0; m < w; m++) o[base + m] |= b[jb + m];
+          const jb = bo + j * w;
+          for (let m = 0; m < w; m++) o[oo + base + m] |= b[jb + m];
         }
       }
     }
@@ -261,14 +277,15 @@ export class Relation {
     const n = this.n;
     const w = this.w;
     const r = this.clone();
-    const x = r.rows;
+    const x = r.buf;
+    const xo = r.off;
     for (let k = 0; k < n; k++) {
-      const kb = k * w;
+      const kb = xo + k * w;
       const kw = k >>> 5;
       const kbit = 1 << (k & 31);
       for (let i = 0; i < n; i++) {
-        if ((x[i * w + kw] & kbit) === 0) continue;
-        const ib = i * w;
+        const ib = xo + i * w;
+        if ((x[ib + kw] & kbit) === 0) continue;
         for (let m = 0; m < w; m++) x[ib + m] |= x[kb + m];
       }
     }
@@ -295,9 +312,9 @@ export class Relation {
     const w = this.w;
     for (let i = 0; i < this.n; i++) {
       if (s && !s.has(i)) continue;
-      for (let m = 0; m < w; m++) {
-        r.rows[i * w + m] = this.rows[i * w + m] & (t ? t.bits[m] : 0xffffffff);
-      }
+      const src = this.off + i * w;
+      const dst = r.off + i * w;
+      for (let m = 0; m < w; m++) r.buf[dst + m] = this.buf[src + m] & (t ? t.buf[t.off + m] : 0xffffffff);
     }
     return r;
   }
@@ -306,7 +323,7 @@ export class Relation {
     const s = new EventSet(this.n);
     for (let i = 0; i < this.n; i++) {
       for (let m = 0; m < this.w; m++) {
-        if (this.rows[i * this.w + m] !== 0) {
+        if (this.buf[this.off + i * this.w + m] !== 0) {
           s.add(i);
           break;
         }
@@ -317,17 +334,25 @@ export class Relation {
 
   range(): EventSet {
     const s = new EventSet(this.n);
-    for (let i = 0; i < this.n; i++) for (let m = 0; m < this.w; m++) s.bits[m] |= this.rows[i * this.w + m];
+    for (let i = 0; i < this.n; i++) for (let m = 0; m < this.w; m++) s.buf[s.off + m] |= this.buf[this.off + i * this.w + m];
     return s;
   }
 
   isEmpty(): boolean {
-    for (let i = 0; i < this.rows.length; i++) if (this.rows[i] !== 0) return false;
+    const len = this.n * this.w;
+    for (let i = 0; i < len; i++) if (this.buf[this.off + i] !== 0) return false;
     return true;
   }
 
   irreflexive(): boolean {
     for (let i = 0; i < this.n; i++) if (this.has(i, i)) return false;
+    return true;
+  }
+
+  /** Whether two relations hold the same pairs. */
+  equals(x: Relation): boolean {
+    const len = this.n * this.w;
+    for (let i = 0; i < len; i++) if (this.buf[this.off + i] !== x.buf[x.off + i]) return false;
     return true;
   }
 
@@ -338,7 +363,7 @@ export class Relation {
     const indeg = new Int32Array(n);
     for (let i = 0; i < n; i++) {
       for (let k = 0; k < w; k++) {
-        let word = this.rows[i * w + k];
+        let word = this.buf[this.off + i * w + k];
         while (word !== 0) {
           const bit = word & -word;
           indeg[(k << 5) + (31 - Math.clz32(bit))]++;
@@ -353,7 +378,7 @@ export class Relation {
       const i = stack.pop()!;
       seen++;
       for (let k = 0; k < w; k++) {
-        let word = this.rows[i * w + k];
+        let word = this.buf[this.off + i * w + k];
         while (word !== 0) {
           const bit = word & -word;
           const j = (k << 5) + (31 - Math.clz32(bit));
@@ -369,7 +394,7 @@ export class Relation {
     const w = this.w;
     for (let i = 0; i < this.n; i++) {
       for (let k = 0; k < w; k++) {
-        let word = this.rows[i * w + k];
+        let word = this.buf[this.off + i * w + k];
         while (word !== 0) {
           const bit = word & -word;
           f(i, (k << 5) + (31 - Math.clz32(bit)));
@@ -385,26 +410,27 @@ export class Relation {
     return out;
   }
 
+  /** Successors of event i. */
+  successors(i: number): number[] {
+    const out: number[] = [];
+    for (let k = 0; k < this.w; k++) {
+      let word = this.buf[this.off + i * this.w + k];
+      while (word !== 0) {
+        const bit = word & -word;
+        out.push((k << 5) + (31 - Math.clz32(bit)));
+        word ^= bit;
+      }
+    }
+    return out;
+  }
+
   /** One cycle of the relation, as a list of events, or null if acyclic. */
   findCycle(): number[] | null {
     const n = this.n;
     const color = new Uint8Array(n);
-    const parent = new Int32Array(n).fill(-1);
-    const succ = (i: number): number[] => {
-      const out: number[] = [];
-      for (let k = 0; k < this.w; k++) {
-        let word = this.rows[i * this.w + k];
-        while (word !== 0) {
-          const bit = word & -word;
-          out.push((k << 5) + (31 - Math.clz32(bit)));
-          word ^= bit;
-        }
-      }
-      return out;
-    };
     for (let s = 0; s < n; s++) {
       if (color[s] !== 0) continue;
-      const stack: [number, number[], number][] = [[s, succ(s), 0]];
+      const stack: [number, number[], number][] = [[s, this.successors(s), 0]];
       color[s] = 1;
       while (stack.length > 0) {
         const top = stack[stack.length - 1];
@@ -421,8 +447,7 @@ export class Relation {
         }
         if (color[j] === 0) {
           color[j] = 1;
-          parent[j] = top[0];
-          stack.push([j, succ(j), 0]);
+          stack.push([j, this.successors(j), 0]);
         }
       }
     }
@@ -435,14 +460,7 @@ export function fixpoint(n: number, f: (r: Relation) => Relation): Relation {
   let cur = Relation.empty(n);
   for (;;) {
     const next = f(cur);
-    let same = true;
-    for (let i = 0; i < next.rows.length; i++) {
-      if (next.rows[i] !== cur.rows[i]) {
-        same = false;
-        break;
-      }
-    }
-    if (same) return cur;
+    if (next.equals(cur)) return cur;
     cur = next;
   }
 }
