@@ -133,71 +133,86 @@ export function buildExecution(prog: Program, evs: readonly Event[], coLists: re
 
 function buildStructure(events: Event[]): Structure {
   const n = events.length;
-  const where = (p: (e: Event) => boolean) => EventSet.where(n, (i) => p(events[i]));
-  const R = where((e) => e.kind === 'R');
-  const W = where((e) => e.kind === 'W');
+  const set = () => new EventSet(n);
+  const sets: Omit<BaseSets, 'FW'> = {
+    R: set(), W: set(), M: set(), F: set(), IW: set(), all: set(),
+    ONCE: set(), ACQUIRE: set(), RELEASE: set(), MB: set(), NORETURN: set(), PLAIN: set(), RMW: set(),
+    LKR: set(), LKW: set(), UL: set(), LF: set(), RL: set(), RU: set(),
+    SrcuLock: set(), SrcuUnlock: set(), SyncSrcu: set(),
+    fence: () => noFences,
+  };
   // Every fence kind up front: the events array is the explorer's, and changes.
   const fences = new Map<string, EventSet>();
+  const noFences = set();
+  sets.fence = (kind) => fences.get(kind) ?? noFences;
+  const lockSets = { LKR: sets.LKR, LKW: sets.LKW, UL: sets.UL, LF: sets.LF, RL: sets.RL, RU: sets.RU };
+  const srcuSets = { 'srcu-lock': sets.SrcuLock, 'srcu-unlock': sets.SrcuUnlock, 'sync-srcu': sets.SyncSrcu };
+  // One pass for the sets, and the events of each thread and location.
+  const byThread = new Map<number, number[]>();
+  const byLoc = new Map<number, number[]>();
   for (let i = 0; i < n; i++) {
-    const f = events[i].fence;
-    if (!f) continue;
-    let set = fences.get(f);
-    if (!set) fences.set(f, (set = new EventSet(n)));
-    set.add(i);
+    const e = events[i];
+    sets.all.add(i);
+    if (e.kind === 'R') sets.R.add(i);
+    if (e.kind === 'W') sets.W.add(i);
+    if (e.kind !== 'F') sets.M.add(i);
+    else sets.F.add(i);
+    if (e.thread === -1) sets.IW.add(i);
+    const access = e.kind !== 'F';
+    if (access && e.thread >= 0 && e.annot === 'ONCE' && !e.lock && !e.srcu) sets.ONCE.add(i);
+    if (access && e.annot === 'ACQUIRE' && !e.lock) sets.ACQUIRE.add(i);
+    if (access && e.annot === 'RELEASE' && !e.lock) sets.RELEASE.add(i);
+    if ((access && e.annot === 'MB') || e.fence === 'mb') sets.MB.add(i);
+    if (e.annot === 'NORETURN') sets.NORETURN.add(i);
+    if (e.annot === 'PLAIN') sets.PLAIN.add(i);
+    if (e.isRmw) sets.RMW.add(i);
+    if (e.lock) lockSets[e.lock].add(i);
+    if (e.srcu) srcuSets[e.srcu].add(i);
+    if (e.fence) {
+      let f = fences.get(e.fence);
+      if (!f) fences.set(e.fence, (f = set()));
+      f.add(i);
+    }
+    if (e.thread >= 0) {
+      const l = byThread.get(e.thread);
+      if (l) l.push(i);
+      else byThread.set(e.thread, [i]);
+    }
+    if (e.loc >= 0) {
+      const l = byLoc.get(e.loc);
+      if (l) l.push(i);
+      else byLoc.set(e.loc, [i]);
+    }
   }
-  const noFences = new EventSet(n);
-  const sets: Omit<BaseSets, 'FW'> = {
-    R,
-    W,
-    M: R.or(W),
-    F: where((e) => e.kind === 'F'),
-    IW: where((e) => e.thread === -1),
-    all: EventSet.where(n, () => true),
-    ONCE: where((e) => e.kind !== 'F' && e.thread >= 0 && e.annot === 'ONCE' && !e.lock && !e.srcu),
-    ACQUIRE: where((e) => e.kind !== 'F' && e.annot === 'ACQUIRE' && !e.lock),
-    RELEASE: where((e) => e.kind !== 'F' && e.annot === 'RELEASE' && !e.lock),
-    MB: where((e) => (e.kind !== 'F' && e.annot === 'MB') || e.fence === 'mb'),
-    NORETURN: where((e) => e.annot === 'NORETURN'),
-    PLAIN: where((e) => e.annot === 'PLAIN'),
-    RMW: where((e) => e.isRmw),
-    LKR: where((e) => e.lock === 'LKR'),
-    LKW: where((e) => e.lock === 'LKW'),
-    UL: where((e) => e.lock === 'UL'),
-    LF: where((e) => e.lock === 'LF'),
-    RL: where((e) => e.lock === 'RL'),
-    RU: where((e) => e.lock === 'RU'),
-    SrcuLock: where((e) => e.srcu === 'srcu-lock'),
-    SrcuUnlock: where((e) => e.srcu === 'srcu-unlock'),
-    SyncSrcu: where((e) => e.srcu === 'sync-srcu'),
-    fence: (kind) => fences.get(kind) ?? noFences,
-  };
   const po = new Relation(n);
   const loc = new Relation(n);
   const int = new Relation(n);
+  const ext = new Relation(n);
   const rmw = new Relation(n);
   const addr = new Relation(n);
   const data = new Relation(n);
   const ctrl = new Relation(n);
   const id = new Relation(n);
+  for (const ids of byThread.values()) {
+    ids.sort((a, b) => events[a].poIndex - events[b].poIndex);
+    for (let x = 0; x < ids.length; x++) {
+      for (let y = 0; y < ids.length; y++) {
+        int.add(ids[x], ids[y]);
+        if (y > x) po.add(ids[x], ids[y]);
+      }
+    }
+  }
+  for (const ids of byLoc.values()) for (const a of ids) for (const b of ids) loc.add(a, b);
   for (let a = 0; a < n; a++) {
     const ea = events[a];
     id.add(a, a);
+    // Initial writes are on no thread: int relates only events of one thread.
+    for (let b = 0; b < n; b++) if (!int.has(a, b)) ext.add(a, b);
     if (ea.rmwPartner >= 0 && ea.kind === 'R' && !ea.lock) rmw.add(a, ea.rmwPartner);
-    for (let b = 0; b < n; b++) {
-      const eb = events[b];
-      if (ea.thread === eb.thread && ea.thread >= 0) {
-        int.add(a, b);
-        if (ea.poIndex < eb.poIndex) po.add(a, b);
-      }
-      if (ea.loc >= 0 && ea.loc === eb.loc) loc.add(a, b);
-    }
     addDeps(addr, ea.addrDeps, a);
     if (ea.kind === 'W') addDeps(data, ea.dataDeps, a);
     addDeps(ctrl, ea.ctrlDeps, a);
   }
-  // Initial writes are on no thread: int relates only events of one thread.
-  const ext = new Relation(n);
-  for (let a = 0; a < n; a++) for (let b = 0; b < n; b++) if (!int.has(a, b)) ext.add(a, b);
   return { sets, rel: { po, rmw, addr, data, ctrl, loc, int, ext, id } };
 }
 

@@ -41,11 +41,13 @@ const SCRATCH = new Pool(1 << 16, true);
 const LASTING = new Pool(1 << 16, false);
 let arenaActive = false;
 
-/** Words for a new set or relation: [buffer, offset]. */
-function words(len: number): [Uint32Array, number] {
+/** Reserves words for a new set or relation; returns the offset in wordsBuf. */
+let wordsBuf: Uint32Array = SCRATCH.buf;
+function words(len: number): number {
   const pool = arenaActive ? SCRATCH : LASTING;
   const off = pool.alloc(len);
-  return [pool.buf, off];
+  wordsBuf = pool.buf;
+  return off;
 }
 
 /** Runs f with relations allocated from scratch memory, released on return. */
@@ -80,7 +82,8 @@ export class EventSet {
   readonly w: number;
   constructor(readonly n: number) {
     this.w = (n + 31) >>> 5;
-    [this.buf, this.off] = words(this.w);
+    this.off = words(this.w);
+    this.buf = wordsBuf;
   }
 
   static of(n: number, members: Iterable<number>): EventSet {
@@ -173,7 +176,8 @@ export class Relation {
 
   constructor(readonly n: number) {
     this.w = (n + 31) >>> 5;
-    [this.buf, this.off] = words(n * this.w);
+    this.off = words(n * this.w);
+    this.buf = wordsBuf;
   }
 
   static empty(n: number): Relation {
