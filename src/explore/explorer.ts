@@ -1,11 +1,18 @@
 // The explorer builds candidate executions one event at a time and asks the
-// model about the complete ones. Threads run in order P0, P1, ...; each read
-// takes its value from a write that already exists, or, when the write comes
-// from a thread not yet run, from a guessed value that a later write must
-// match (with no value cycle: herd's equations must be solvable). Each write
-// takes its place in the coherence order when it is made. A partial
-// execution that is already incoherent at one location is dropped at once:
-// coherence and RMW atomicity only get worse as events are added.
+// model about the complete ones (ARCHITECTURE.md has the overview).
+//
+// - The scheduler runs the first thread that can go on (advance).
+// - A read takes each write that exists, or waits for one still to come; a
+//   write is offered to the waiting reads (chooseSource, wait, offer). When
+//   every thread waits, the first waiting read guesses a value that a later
+//   write must match with no value cycle, as herd's equations must be
+//   solvable (breakDeadlock, matchPending) - unless no load-buffering cycle
+//   is possible (cycles.ts).
+// - A write takes each place in its location's coherence order (placeInCo);
+//   a lock follows the unlock last in that order, or waits (lock, attach).
+// - Each choice is checked at once: coherence and atomicity at the location
+//   (coherentAt), and the model's axioms on the prefix (prefixConsistent),
+//   which only get worse as events and edges are added.
 
 import type { Annot, Event, FenceKind, LockKind } from '../events/event.js';
 import type { Primitive } from '../events/primitives.js';
@@ -207,11 +214,10 @@ class Explorer {
   // ------------------------------------------------------------ threads
   /**
    * One step of the exploration. Every thread first runs its register-only
-   * instructions. Then the scheduler picks the first thread whose next
-   * primitive needs no guess: not a read, or a read of a location no other
-   * thread can still write. Only when every thread waits on such a read does
-   * the first one guess. The choice depends on the state alone, so each
-   * execution is still built exactly once.
+   * instructions. Then the first thread that is neither finished nor waiting
+   * (or whose waiting read has been given a write) executes its next
+   * primitive. The choice depends on the state alone, so each execution is
+   * built exactly once.
    */
   private advance(): void {
     this.tick();
