@@ -257,7 +257,8 @@ function checkAxioms(x: Execution, st: StaticLkmm, prefix: boolean): Verdict {
     const r = rcu(x, st, c, h, p);
     if (!r.rb.irreflexive()) return { consistent: false, violated: 'rcu', flags: [] };
     if (prefix) return { consistent: true, flags: [] };
-    if (st.Plain.isEmpty()) return { consistent: true, flags: [] };
+    const structural = structuralFlags(x, st, c);
+    if (st.Plain.isEmpty()) return { consistent: true, flags: structural };
     const L = { ...st, ...c, ...h, ...p, ...r };
 
     // Plain accesses and data races.
@@ -277,7 +278,7 @@ function checkAxioms(x: Execution, st: StaticLkmm, prefix: boolean): Verdict {
     const wrVis = fence.or(strongFence.seq(xbstar).seq(rPreBounded), wPostBounded.seq(vis).seq(rPreBounded));
     const rwXbstar = fence.or(rPostBounded.seq(xbstar).seq(wPreBounded));
     const preRace = B.ext.and(Plain.cross(M).or(M.minus(S.IW).cross(Plain)));
-    const flags: string[] = [];
+    const flags: string[] = structural;
     if (!Plain.isEmpty()) {
       const wrIncoh = preRace.and(B.rf).and(rwXbstar.inv());
       const rwIncoh = preRace.and(L.fr).and(wrVis.inv());
@@ -293,8 +294,54 @@ function checkAxioms(x: Execution, st: StaticLkmm, prefix: boolean): Verdict {
       const mixed = poLocNoBarrier.restrict(PlainW, Marked).or(poLocNoBarrier.restrict(Marked, PlainW));
       if (!mixed.isEmpty()) flags.push('mixed-accesses');
     }
-    return { consistent: true, flags };
+    return { consistent: true, flags: [...new Set(flags)].sort() };
   }
+}
+
+/**
+ * The bell's and lock.cat's flags about how a test uses RCU, SRCU and locks
+ * (as herd prints them, on consistent executions).
+ */
+function structuralFlags(x: Execution, st: StaticLkmm, c: Communication): string[] {
+  const S = x.sets;
+  const flags: string[] = [];
+  const rcuLock = S.fence('rcu-lock');
+  const rcuUnlock = S.fence('rcu-unlock');
+  if (!rcuLock.isEmpty() || !rcuUnlock.isEmpty()) {
+    if (!rcuLock.minus(st.rcuRscs.domain()).isEmpty()) flags.push('unmatched-rcu-lock');
+    if (!rcuUnlock.minus(st.rcuRscs.range()).isEmpty()) flags.push('unmatched-rcu-unlock');
+    if (!st.rcuRscs.and(x.rel.po.restrict(undefined, S.SyncSrcu).seq(x.rel.po)).isEmpty()) flags.push('invalid-sleep');
+  }
+  if (!S.SrcuLock.isEmpty() || !S.SrcuUnlock.isEmpty()) {
+    if (!S.SrcuLock.minus(c.srcuRscs.domain()).isEmpty()) flags.push('unmatched-srcu-lock');
+    if (!S.SrcuUnlock.minus(c.srcuRscs.range()).isEmpty()) flags.push('unmatched-srcu-unlock');
+    let bad = false;
+    c.srcuRscs.forEach((a, b) => {
+      if (x.events[a].value !== x.events[b].value) bad = true;
+    });
+    if (bad) flags.push('srcu-bad-value-match');
+  }
+  if (!S.UL.isEmpty()) {
+    // An unlock with no lock of its own thread open before it.
+    for (const u of S.UL.members()) {
+      const e = x.events[u];
+      let open = false;
+      for (const v of x.events) {
+        if (v.thread !== e.thread || v.loc !== e.loc || v.poIndex >= e.poIndex) continue;
+        if (v.lock === 'LKW') open = true;
+        if (v.lock === 'UL') open = false;
+      }
+      if (!open) {
+        flags.push('unmatched-unlock');
+        break;
+      }
+    }
+  }
+  const lockLocs = new Set(x.events.filter((e) => e.lock).map((e) => e.loc));
+  if (lockLocs.size > 0 && x.events.some((e) => e.thread >= 0 && !e.lock && e.kind !== 'F' && lockLocs.has(e.loc))) {
+    flags.push('mixed-lock-accesses');
+  }
+  return flags;
 }
 
 /**

@@ -150,3 +150,20 @@ exists (1:r0=1 /\\ 1:r1=0)
     expect([r.observation, r.flags]).toEqual(['Never', []]);
   });
 });
+
+describe('flags about RCU and lock usage', () => {
+  it('an rcu_read_lock() never released is flagged unmatched-rcu-lock', () => {
+    const r = checkSource('C t\n{}\nP0(int *x)\n{\n\tint r0;\n\trcu_read_lock();\n\tr0 = READ_ONCE(*x);\n}\nP1(int *x)\n{\n\tWRITE_ONCE(*x, 1);\n}\nexists (0:r0=1)\n', { model: lkmm });
+    expect(r.flags).toEqual(['unmatched-rcu-lock']);
+  });
+
+  it('synchronize_srcu() inside an RCU read-side critical section is flagged invalid-sleep', () => {
+    const r = checkSource('C t\n{}\nP0(int *x, struct srcu_struct *s)\n{\n\trcu_read_lock();\n\tsynchronize_srcu(s);\n\trcu_read_unlock();\n\tWRITE_ONCE(*x, 1);\n}\nexists (x=1)\n', { model: lkmm });
+    expect(r.flags).toEqual(['invalid-sleep']);
+  });
+
+  it('a spin_unlock() with no lock taken is flagged unmatched-unlock', () => {
+    const r = checkSource('C t\n{}\nP0(int *x, spinlock_t *l)\n{\n\tWRITE_ONCE(*x, 1);\n\tspin_unlock(l);\n}\nexists (x=1)\n', { model: lkmm });
+    expect(r.flags).toEqual(['unmatched-unlock']);
+  });
+});
