@@ -224,6 +224,7 @@ export const LKMM_AXIOMS = ['coherence', 'atomic', 'happens-before', 'propagatio
 
 export const lkmm: Model = {
   name: 'lkmm',
+  mutualExclusion: true,
   loadBuffering: 'unordered',
   description: 'Linux-kernel memory model (tools/memory-model: linux-kernel.cat, .bell, lock.cat)',
   check(x: Execution, opts?: { prefix?: boolean }): Verdict {

@@ -6,6 +6,7 @@ import type { Model, Verdict } from '../src/model/model.js';
 
 export const sc: Model = {
   name: 'sc',
+  mutualExclusion: true,
   loadBuffering: 'never',
   description: 'sequential consistency (Lamport): acyclic(po | rf | co | fr)',
   check(x: Execution): Verdict {

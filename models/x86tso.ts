@@ -9,6 +9,7 @@ import type { Model, Verdict } from '../src/model/model.js';
 
 export const x86tso: Model = {
   name: 'x86-tso',
+  mutualExclusion: true,
   loadBuffering: 'never',
   description: 'x86-TSO: program order except store->load, plus full fences and locked RMWs',
   check(x: Execution): Verdict {

@@ -52,6 +52,8 @@ export interface Event {
   text?: string;
   /** Index of the instruction in its thread's code (-1 for initial writes). */
   pc: number;
+  /** Lock writes (LKW) of the critical sections its thread was in. */
+  held?: number[];
 }
 
 export const isRead = (e: Event): boolean => e.kind === 'R';

@@ -94,6 +94,8 @@ class Explorer {
   private finalRegs: number[][] = [];
   private ts: ThreadState[] = [];
   private waiting: Waiting[] = [];
+  /** The lock writes of the critical sections each thread is in. */
+  private open: number[][] = [];
   /** The structure node of each prefix of the event stack. */
   private nodes: StructureNode[] = [new StructureNode()];
   private domain: ValueDomain;
@@ -134,6 +136,7 @@ class Explorer {
       this.co[loc].push(e.id);
     });
     this.ts = this.prog.threads.map((_, t) => this.initThread(t));
+    this.open = this.prog.threads.map(() => []);
     this.advance();
     const outcomes = [...this.outcomes.values()];
     return {
@@ -193,6 +196,7 @@ class Explorer {
       pos: ins?.pos,
       text: ins?.name,
       pc: ts ? ts.pc : -1,
+      held: thread >= 0 && this.open[thread].length > 0 ? this.open[thread].slice() : undefined,
     };
     this.events.push(e);
     if (StructureNode.count > StructureNode.MAX_NODES) {
@@ -465,17 +469,32 @@ class Explorer {
   private chooseSource(t: number, r: Event, accept: (w: Event) => boolean, k: (r: Event) => void, guessKind?: LockKind): void {
     const loc = r.loc;
     const ids = this.byLoc[loc];
+    // The writes r may read: cheap tests first (lock order, coherence at loc).
+    const viable: Event[] = [];
     for (let i = 0; i < ids.length; i++) {
       const w = this.events[ids[i]];
       if (w.kind !== 'W' || w.id === r.id || !accept(w)) continue;
+      if (this.lockForbidsRead(r, w)) {
+        this.pruned++;
+        continue;
+      }
+      r.rf = w.id;
+      if (this.coherentAt(loc)) viable.push(w);
+      else this.pruned++;
+    }
+    const willWait = this.othersMayWrite(t, loc);
+    // A choice that is the only one left need not be shown to the model now:
+    // the next check (or the final one) sees it anyway.
+    const forced = viable.length === 1 && !willWait;
+    for (const w of viable) {
       r.rf = w.id;
       r.value = w.value;
-      if (this.coherentAt(loc) && (w.thread === t || (w.thread < 0 && this.co[loc].length === 1) || this.prefixConsistent())) k(r);
+      if (forced || w.thread === t || (w.thread < 0 && this.co[loc].length === 1) || this.prefixConsistent()) k(r);
       else this.pruned++;
     }
     r.rf = -1;
     r.value = 0;
-    if (this.othersMayWrite(t, loc)) this.wait({ t, r, k, accept, guessKind, ready: false });
+    if (willWait) this.wait({ t, r, k, accept, guessKind, ready: false });
   }
 
   /** Thread w.t waits at read w.r for a write to come; the others go on. */
@@ -494,6 +513,7 @@ class Explorer {
       const b = this.waiting[i];
       const r = b.r;
       if (b.ready || r.lock === 'LKR' || r.loc !== w.loc || r.thread === w.thread || !b.accept(w)) continue;
+      if (this.lockForbidsRead(r, w)) continue;
       b.ready = true;
       r.rf = w.id;
       r.value = w.value;
@@ -587,17 +607,69 @@ class Explorer {
   /** Tries each position of w in the coherence order of its location. */
   private placeInCo(w: Event, k: () => void): void {
     const list = this.co[w.loc];
+    // The positions w may take: cheap tests first (not inside a critical
+    // section's lock/unlock pair, lock order, coherence at the location).
+    const viable: number[] = [];
     for (let at = 1; at <= list.length; at++) {
-      // Nothing comes between a lock write and its unlock.
-      const prev = this.events[list[at - 1]];
-      if (prev.lock === 'LKW') continue;
+      if (this.events[list[at - 1]].lock === 'LKW') continue;
+      if (this.lockForbidsCoBefore(w, list, at)) {
+        this.pruned++;
+        continue;
+      }
       list.splice(at, 0, w.id);
-      // Placed last, w adds co edges only from earlier writes: no new cycle
-      // unless some read saw one of those (then fr edges point to w).
-      if (this.coherentAt(w.loc) && (at === list.length - 1 ? !this.readsSawAny(w.loc) || this.prefixConsistent() : this.prefixConsistent())) k();
+      if (this.coherentAt(w.loc)) viable.push(at);
       else this.pruned++;
       list.splice(at, 1);
     }
+    const forced = viable.length === 1;
+    for (const at of viable) {
+      list.splice(at, 0, w.id);
+      // Placed last, w adds co edges only from earlier writes: no new cycle
+      // unless some read saw one of those (then fr edges point to w).
+      const last = at === list.length - 1;
+      if (forced || (last && !this.readsSawAny(w.loc)) || this.prefixConsistent()) k();
+      else this.pruned++;
+      list.splice(at, 1);
+    }
+  }
+
+  // ---------------------------------------------------- mutual exclusion
+  /**
+   * Whether a's critical section comes before b's in the order of a lock
+   * both hold (both marked accesses; see Model.mutualExclusion).
+   */
+  private lockOrdered(a: Event, b: Event): boolean {
+    if (!a.held || !b.held || a.annot === 'PLAIN' || b.annot === 'PLAIN') return false;
+    for (const la of a.held) {
+      for (const lb of b.held) {
+        if (la === lb) continue;
+        const loc = this.events[la].loc;
+        if (this.events[lb].loc !== loc) continue;
+        const list = this.co[loc];
+        const ia = list.indexOf(la);
+        const ib = list.indexOf(lb);
+        if (ia >= 0 && ib >= 0 && ia < ib) return true;
+      }
+    }
+    return false;
+  }
+
+  /** Read r may not take w: w is in a later critical section, or an earlier one wrote over w. */
+  private lockForbidsRead(r: Event, w: Event): boolean {
+    if (!this.model.mutualExclusion || !r.held) return false;
+    if (this.lockOrdered(r, w)) return true;
+    const list = this.co[r.loc];
+    const at = list.indexOf(w.id);
+    if (at < 0) return false;
+    for (let i = at + 1; i < list.length; i++) if (this.lockOrdered(this.events[list[i]], r)) return true;
+    return false;
+  }
+
+  /** Write w may not go at position `at`: a write of an earlier critical section would come after it. */
+  private lockForbidsCoBefore(w: Event, list: number[], at: number): boolean {
+    if (!this.model.mutualExclusion || !w.held) return false;
+    for (let i = at; i < list.length; i++) if (this.lockOrdered(this.events[list[i]], w)) return true;
+    return false;
   }
 
   /** Whether some read of loc from another thread already has its source. */
@@ -690,7 +762,14 @@ class Explorer {
     const lkw = this.newEvent(t, ts, { kind: 'W', loc, value: 1, annot: 'ONCE', lock: 'LKW', addrDeps, ins });
     lkr.rmwPartner = lkw.id;
     lkw.rmwPartner = lkr.id;
-    const go = () => this.matchPending(lkw, 0, () => this.offer(lkw, 0, () => k(lkr)));
+    const go = () =>
+      this.matchPending(lkw, 0, () =>
+        this.offer(lkw, 0, () => {
+          this.open[t].push(lkw.id);
+          k(lkr);
+          this.open[t].pop();
+        }),
+      );
     const list = this.co[loc];
     const last = this.events[list[list.length - 1]];
     if (last.thread === -1 || last.lock === 'UL') {
@@ -713,7 +792,16 @@ class Explorer {
     const ul = this.newEvent(t, ts, { kind: 'W', loc, value: 0, annot: 'RELEASE', lock: 'UL', addrDeps, ins });
     const lkw = this.openLockWrite(t, loc, ul.id);
     const list = this.co[loc];
-    const go = () => this.matchPending(ul, 0, () => this.offer(ul, 0, () => k()));
+    const held = this.open[t];
+    const go = () =>
+      this.matchPending(ul, 0, () =>
+        this.offer(ul, 0, () => {
+          const at = held.indexOf(lkw);
+          if (at >= 0) held.splice(at, 1);
+          k();
+          if (at >= 0) held.splice(at, 0, lkw);
+        }),
+      );
     if (lkw >= 0 && list[list.length - 1] === lkw) {
       list.push(ul.id);
       if (this.coherentAt(loc)) this.attach(loc, go);
@@ -741,7 +829,7 @@ class Explorer {
       b.ready = true;
       lkr.rf = last.id;
       list.push(lkr.rmwPartner);
-      if (this.coherentAt(loc) && this.prefixConsistent()) k();
+      if (this.coherentAt(loc)) k(); // the model sees the new order at the next check
       else this.pruned++;
       list.pop();
       lkr.rf = -1;

@@ -22,6 +22,14 @@ export interface Model {
    */
   loadBuffering: 'never' | 'unordered';
   /**
+   * Whether marked accesses in critical sections of one lock are ordered by
+   * the lock: a read sees the writes of earlier critical sections (or later
+   * ones in coherence order), and a write is coherence-after them. True of
+   * SC, x86-TSO and the LKMM (lock.cat's rf from unlock to lock, with
+   * release/acquire cumulativity, gives an hb cycle otherwise).
+   */
+  mutualExclusion: boolean;
+  /**
    * `prefix`: the execution is a part of a larger one, being built; the
    * model may check only its cheaper axioms (an answer of consistent is
    * then only a "maybe").
