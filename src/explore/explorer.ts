@@ -517,7 +517,7 @@ class Explorer {
       b.ready = true;
       r.rf = w.id;
       r.value = w.value;
-      if (this.coherentAt(w.loc) && this.prefixConsistent()) this.offer(w, i + 1, k);
+      if (this.coherentAt(w.loc)) this.offer(w, i + 1, k); // the model sees it at the next check
       else this.pruned++;
       b.ready = false;
       r.rf = -1;
