@@ -31,3 +31,11 @@ describe('type clashes', () => {
     expect(error('C t\n{}\nP0(spinlock_t *l, atomic_t *v)\n{\n\tspin_lock(l);\n\tatomic_inc(v);\n\tspin_unlock(l);\n}\nexists (v=1)\n')).toBe('no error');
   });
 });
+
+describe('process parameters', () => {
+  it('must be pointers: the initial state gives shared variables by address', () => {
+    expect(error('C t\n{}\nP0(int x)\n{\n\tWRITE_ONCE(*x, 1);\n}\nexists (x=1)\n')).toBe(
+      't.litmus:3:4: parameter "x" must be a pointer (e.g. "int *x"): processes take shared variables by address',
+    );
+  });
+});

@@ -221,6 +221,10 @@ class ThreadBuilder {
   build(params: { name: string; pos: Pos }[], body: Stmt[]): Thread {
     for (const p of params) {
       if (this.params.has(p.name)) fail(`parameter "${p.name}" appears twice`, p.pos);
+      const type = (p as { type?: string }).type ?? '';
+      if (!type.includes('*')) {
+        fail(`parameter "${p.name}" must be a pointer (e.g. "${type || 'int'} *${p.name}"): processes take shared variables by address`, p.pos);
+      }
       this.params.add(p.name);
       this.paramTypes.set(p.name, (p as { type?: string }).type ?? '');
       const r = this.reg(p.name);
