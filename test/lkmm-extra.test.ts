@@ -167,3 +167,36 @@ describe('flags about RCU and lock usage', () => {
     expect(r.flags).toEqual(['unmatched-unlock']);
   });
 });
+
+describe('control dependencies reach only the branches (litmus-tests.txt, LIMITATIONS 1)', () => {
+  const lb = (p0: string) => `C LB+ctrl-scope
+
+{}
+
+P0(int *x, int *y)
+{
+	int r1;
+
+	r1 = READ_ONCE(*x);
+${p0}
+}
+
+P1(int *x, int *y)
+{
+	int r2;
+
+	r2 = READ_ONCE(*y);
+	smp_mb();
+	WRITE_ONCE(*x, 1);
+}
+
+exists (0:r1=1 /\\ 1:r2=1)
+`;
+  it('a write inside the if depends on the condition', () => {
+    expect(verdict(lb('\tif (r1 == 1)\n\t\tWRITE_ONCE(*y, 1);'))).toBe('Never');
+  });
+
+  it('a write after the if does not, even with smp_mb() in a branch', () => {
+    expect(verdict(lb('\tif (r1 == 0)\n\t\tsmp_mb();\n\tWRITE_ONCE(*y, 1);'))).toBe('Sometimes');
+  });
+});

@@ -11,7 +11,8 @@
 // order, whether a read is ordered before every write its thread may still
 // do: the read is an acquire (or a lock, or a full-barrier RMW that always
 // succeeds), or each later write is marked and is a release, follows a full
-// fence, or depends (data, address, control) on the read on every path.
+// fence, writes the read's location, or depends (data, address) on the read
+// on every path.
 
 import type { Instr, PureExpr, Thread } from '../program/program.js';
 import { evalPure, LOC_BASE, pureRegs } from '../program/program.js';
@@ -19,7 +20,7 @@ import { evalPure, LOC_BASE, pureRegs } from '../program/program.js';
 interface Must {
   /** Registers that hold a value computed from the read, on every path. */
   tainted: Set<number>;
-  /** Every path passed a full fence or a branch on a tainted register. */
+  /** Every path passed a full fence. */
   ordered: boolean;
 }
 
@@ -127,9 +128,14 @@ export function orderedBeforeLaterWrites(th: Thread, pc: number, dst: number, st
         meet(ins.target, out);
         break;
       case 'branch':
-        if (uses(ins.cond, m.tainted)) out.ordered = true;
+        // A control dependency reaches only the branches' events; not
+        // tracking its extent, the analysis does not count on it.
         meet(at + 1, out);
         meet(ins.ifFalse, out);
+        break;
+      case 'ctrlpush':
+      case 'ctrlpop':
+        meet(at + 1, out);
         break;
       case 'loopcheck':
         meet(at + 1, out);

@@ -126,6 +126,10 @@ export function computeDomain(prog: Program): ValueDomain {
           case 'jump':
             join(ins.target, regs);
             break;
+          case 'ctrlpush':
+          case 'ctrlpop':
+            join(pc + 1, regs);
+            break;
           case 'branch': {
             const c = absEval(ins.cond, regs);
             if ([...c].some((v) => v !== 0)) join(pc + 1, regs);

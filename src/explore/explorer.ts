@@ -65,6 +65,8 @@ interface ThreadState {
   regs: number[];
   deps: bigint[];
   ctrl: bigint;
+  /** Control dependencies saved at the start of each enclosing if/while. */
+  ctrlStack: bigint[];
   po: number;
 }
 
@@ -156,11 +158,11 @@ class Explorer {
 
   private initThread(t: number): ThreadState {
     const th = this.prog.threads[t];
-    return { done: false, pc: 0, regs: th.initRegs.slice(), deps: th.initRegs.map(() => 0n), ctrl: 0n, po: 0 };
+    return { done: false, pc: 0, regs: th.initRegs.slice(), deps: th.initRegs.map(() => 0n), ctrl: 0n, ctrlStack: [], po: 0 };
   }
 
   private clone(ts: ThreadState): ThreadState {
-    return { done: ts.done, pc: ts.pc, regs: ts.regs.slice(), deps: ts.deps.slice(), ctrl: ts.ctrl, po: ts.po };
+    return { done: ts.done, pc: ts.pc, regs: ts.regs.slice(), deps: ts.deps.slice(), ctrl: ts.ctrl, ctrlStack: ts.ctrlStack.slice(), po: ts.po };
   }
 
   private tick(): void {
@@ -296,6 +298,14 @@ class Explorer {
             this.cutPaths++;
             return false;
           }
+          ts.pc++;
+          break;
+        case 'ctrlpush':
+          ts.ctrlStack.push(ts.ctrl);
+          ts.pc++;
+          break;
+        case 'ctrlpop':
+          ts.ctrl = ts.ctrlStack.pop() ?? 0n;
           ts.pc++;
           break;
         case 'prim':

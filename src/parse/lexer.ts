@@ -28,15 +28,18 @@ function isIdentChar(c: string): boolean {
 
 /**
  * Splits litmus text into tokens. Comments are `(* ... *)` (nesting allowed,
- * as herd's), `/* ... *\/` and `// ...`. A `(*` is a comment only when the
- * next character cannot continue a C expression, so that `(*x)` in code
- * stays a parenthesised dereference.
+ * as herd's), `/* ... *\/` and `// ...`. Inside a process body a `(*` is a
+ * comment only when the next character cannot continue a C expression, so
+ * that `(*x)` stays a parenthesised dereference.
  */
 export function tokenize(text: string, startOffset = 0, startPos: Pos = { line: 1, col: 1 }): Token[] {
   const toks: Token[] = [];
   let i = startOffset;
   let line = startPos.line;
   let col = startPos.col;
+  let depth = 0;
+  let inBody = false;
+  let afterProc = false;
   const advance = (n: number) => {
     for (let k = 0; k < n; k++) {
       if (text[i] === '\n') {
@@ -53,7 +56,7 @@ export function tokenize(text: string, startOffset = 0, startPos: Pos = { line: 
       continue;
     }
     const pos = { line, col };
-    if (c === '(' && text[i + 1] === '*' && isOcamlCommentStart(text, i)) {
+    if (c === '(' && text[i + 1] === '*' && (!inBody || isOcamlCommentStart(text, i))) {
       let depth = 0;
       while (i < text.length) {
         if (text[i] === '(' && text[i + 1] === '*') {
@@ -106,12 +109,22 @@ export function tokenize(text: string, startOffset = 0, startPos: Pos = { line: 
       let j = i + 1;
       while (j < text.length && isIdentChar(text[j])) j++;
       toks.push({ kind: 'ident', text: text.slice(i, j), pos });
+      if (depth === 0 && /^P\d+$/.test(text.slice(i, j))) afterProc = true;
       advance(j - i);
       continue;
     }
     const p = PUNCTS.find((s) => text.startsWith(s, i));
     if (!p) fail(`unexpected character "${c}"`, pos);
     toks.push({ kind: 'punct', text: p, pos });
+    // Inside a process body `(*x)` is code; elsewhere `(*` opens a comment.
+    if (p === '{') {
+      if (depth === 0 && afterProc) inBody = true;
+      afterProc = false;
+      depth++;
+    } else if (p === '}') {
+      depth = Math.max(0, depth - 1);
+      if (depth === 0) inBody = false;
+    }
     advance(p.length);
   }
   toks.push({ kind: 'eof', text: '', pos: { line, col } });

@@ -23,7 +23,14 @@ export type Instr =
   | { op: 'prim'; prim: Primitive; name: string; dst: number; addr: PureExpr; args: PureExpr[]; pos: Pos }
   | { op: 'branch'; cond: PureExpr; ifFalse: number }
   | { op: 'jump'; target: number }
-  | { op: 'loopcheck'; counter: number; bound: number; pos: Pos };
+  | { op: 'loopcheck'; counter: number; bound: number; pos: Pos }
+  /**
+   * Control dependencies reach only the events inside an if's branches (or
+   * a loop's iterations), not those after it: ctrlpush saves the current
+   * control dependencies before the construct, ctrlpop restores them after.
+   */
+  | { op: 'ctrlpush' }
+  | { op: 'ctrlpop' };
 
 export interface Thread {
   index: number;
@@ -100,7 +107,8 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
     if (p.index !== i) fail(p.index < i ? `process P${p.index} is defined twice` : `process P${i} is missing`, p.pos);
   });
 
-  const threads = procs.map((p) => new ThreadBuilder(p.index, locIds, unroll).build(p.params, p.body));
+  const initRegNames = (t: number) => registerInits.filter((ri) => ri.thread === t).map((ri) => ri.name);
+  const threads = procs.map((p) => new ThreadBuilder(p.index, locIds, unroll, initRegNames(p.index)).build(p.params, p.body));
   for (const ri of registerInits) {
     const th = threads[ri.thread];
     if (!th) fail(`no process P${ri.thread} for this register`, ri.pos);
@@ -137,6 +145,12 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
     return { kind: 'mem', loc: l, name };
   };
   for (const lr of test.locations) {
+    if (lr.thread !== null && threads[lr.thread] && !threads[lr.thread].regs.includes(lr.name)) {
+      // A register the process never uses: it keeps its initial value, 0.
+      const th = threads[lr.thread];
+      th.regs.push(lr.name);
+      th.initRegs.push(0);
+    }
     observe(lr.thread === null ? memRef(lr.name, lr.pos) : regRef(lr.thread, lr.name, lr.pos));
   }
   const compileTerm = (t: CondTerm, isRhs: boolean): ((fs: FinalState) => number) => {
@@ -216,7 +230,11 @@ class ThreadBuilder {
     private readonly index: number,
     private readonly locIds: Map<string, number>,
     private readonly unroll: number,
-  ) {}
+    /** Registers given a value in the initial state (`0:r1=x;`): declared there. */
+    initialised: string[] = [],
+  ) {
+    for (const r of initialised) this.declared.add(r);
+  }
 
   build(params: { name: string; pos: Pos }[], body: Stmt[]): Thread {
     for (const p of params) {
@@ -299,6 +317,7 @@ class ThreadBuilder {
         return;
       }
       case 'if': {
+        this.emit({ op: 'ctrlpush' });
         const cond = this.expr(s.cond);
         const br = this.emit({ op: 'branch', cond, ifFalse: -1 });
         this.stmt(s.then);
@@ -310,9 +329,14 @@ class ThreadBuilder {
         } else {
           (this.code[br] as { ifFalse: number }).ifFalse = this.code.length;
         }
+        this.emit({ op: 'ctrlpop' });
         return;
       }
       case 'while': {
+        // Unrolled, iteration k is nested in the ifs of iterations 1..k-1:
+        // its events depend on all their conditions; what follows the loop
+        // on none of them.
+        this.emit({ op: 'ctrlpush' });
         const counter = this.temp();
         this.emit({ op: 'set', dst: counter, e: { k: 'const', v: 0 } });
         const head = this.code.length;
@@ -323,6 +347,7 @@ class ThreadBuilder {
         this.emit({ op: 'set', dst: counter, e: { k: 'bin', op: '+', a: { k: 'reg', r: counter }, b: { k: 'const', v: 1 } } });
         this.emit({ op: 'jump', target: head });
         (this.code[br] as { ifFalse: number }).ifFalse = this.code.length;
+        this.emit({ op: 'ctrlpop' });
         return;
       }
     }
@@ -339,10 +364,9 @@ class ThreadBuilder {
         }
         if (e.name === 'NULL') return { k: 'const', v: 0 };
         const l = this.locIds.get(e.name);
-        if (l !== undefined) {
-          // A shared variable that is not a parameter of this process.
-          fail(`"${e.name}" is not a parameter of P${this.index}: add "int *${e.name}" to its parameters`, e.pos);
-        }
+        // A shared variable this process does not take as a parameter still
+        // names its location (herd accepts it).
+        if (l !== undefined) return { k: 'const', v: LOC_BASE + l };
         fail(`undeclared register or variable "${e.name}"`, e.pos);
       }
       case 'deref': {
@@ -405,7 +429,6 @@ class ThreadBuilder {
     const wantsLock = kind.startsWith('spin_');
     const wantsSrcu = kind.startsWith('srcu_');
     if (wantsLock && !isLock) fail(`type clash: ${name} needs a spinlock_t *, but "${base.name}" is ${type}`, a.pos);
-    if (!wantsLock && isLock) fail(`type clash: "${base.name}" is a spinlock_t; only spin_* primitives may use it (not ${name})`, a.pos);
     if (wantsSrcu && !isSrcu && !/\bint\b/.test(type)) fail(`type clash: ${name} needs a struct srcu_struct *, but "${base.name}" is ${type}`, a.pos);
   }
 
