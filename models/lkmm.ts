@@ -109,10 +109,11 @@ function communication(x: Execution, st: StaticLkmm) {
   const ctrl = carryDep ? carryDep.seq(B.ctrl) : B.ctrl;
   const data = carryDep ? carryDep.seq(B.data) : B.data;
 
-  // SRCU critical sections: the lock's value flows into the unlock.
+  // SRCU critical sections: the lock's value (its cookie) flows into the unlock.
+  const carrySrcuData = S.SrcuLock.isEmpty() ? B.id : dataToMemory.seq(rf).star();
   const srcuRscs = S.SrcuLock.isEmpty()
     ? Relation.empty(n)
-    : S.SrcuLock.id().seq(dataToMemory.seq(rf).star()).seq(B.data).restrict(undefined, S.SrcuUnlock).and(B.loc);
+    : S.SrcuLock.id().seq(carrySrcuData).seq(B.data).restrict(undefined, S.SrcuUnlock).and(B.loc);
 
   // lock.cat: rf and co of lock events are built by the explorer.
   const fr = rf.inv().seq(co);
@@ -131,7 +132,7 @@ function communication(x: Execution, st: StaticLkmm) {
   const strongFence0 = mb.or(st.gp);
   const nonrwFence = strongFence0.or(st.poRel, st.acqPo);
   const fence0 = nonrwFence.or(st.wmb, st.rmb);
-  return { rfi, addr, ctrl, data, srcuRscs, fr, rfe, coe, fre, com, poUnlockLockPo, mb, strongFence0, nonrwFence, fence0 };
+  return { rfi, addr, ctrl, data, carrySrcuData, srcuRscs, fr, rfe, coe, fre, com, poUnlockLockPo, mb, strongFence0, nonrwFence, fence0 };
 }
 type Communication = ReturnType<typeof communication>;
 
@@ -309,18 +310,28 @@ function structuralFlags(x: Execution, st: StaticLkmm, c: Communication): string
   const rcuLock = S.fence('rcu-lock');
   const rcuUnlock = S.fence('rcu-unlock');
   if (!rcuLock.isEmpty() || !rcuUnlock.isEmpty()) {
-    if (!rcuLock.minus(st.rcuRscs.domain()).isEmpty()) flags.push('unmatched-rcu-lock');
-    if (!rcuUnlock.minus(st.rcuRscs.range()).isEmpty()) flags.push('unmatched-rcu-unlock');
+    if (!rcuLock.minus(st.rcuRscs.domain()).isEmpty()) flags.push('unbalanced-rcu-lock');
+    if (!rcuUnlock.minus(st.rcuRscs.range()).isEmpty()) flags.push('unbalanced-rcu-unlock');
     if (!st.rcuRscs.and(x.rel.po.restrict(undefined, S.SyncSrcu).seq(x.rel.po)).isEmpty()) flags.push('invalid-sleep');
   }
   if (!S.SrcuLock.isEmpty() || !S.SrcuUnlock.isEmpty()) {
-    if (!S.SrcuLock.minus(c.srcuRscs.domain()).isEmpty()) flags.push('unmatched-srcu-lock');
-    if (!S.SrcuUnlock.minus(c.srcuRscs.range()).isEmpty()) flags.push('unmatched-srcu-unlock');
+    const srcu = c.srcuRscs;
+    if (!S.SrcuLock.minus(srcu.domain()).isEmpty()) flags.push('unbalanced-srcu-lock');
+    if (!S.SrcuUnlock.minus(srcu.range()).isEmpty()) flags.push('unbalanced-srcu-unlock');
+    if (!srcu.inv().seq(srcu).minus(x.rel.id).isEmpty()) flags.push('multiple-srcu-matches');
     let bad = false;
-    c.srcuRscs.forEach((a, b) => {
+    srcu.forEach((a, b) => {
       if (x.events[a].value !== x.events[b].value) bad = true;
     });
-    if (bad) flags.push('srcu-bad-value-match');
+    if (bad) flags.push('bad-srcu-value-match');
+    // Cookies (srcu_read_lock's value) are only for srcu_read_unlock().
+    const carry = c.carrySrcuData;
+    const passCookie = carry.seq(x.rel.data);
+    const toUnlock = passCookie.restrict(undefined, S.SrcuUnlock).domain();
+    const lockPass = S.SrcuLock.id().seq(passCookie);
+    if (!lockPass.seq(x.rel.rf).restrict(undefined, toUnlock.complement()).isEmpty()) flags.push('suspicious-srcu-cookie-use');
+    if (!S.SrcuLock.id().seq(carry).seq(x.rel.ctrl).isEmpty()) flags.push('illegal-srcu-cookie-ctrl');
+    if (!S.SrcuLock.id().seq(carry).seq(x.rel.addr).isEmpty()) flags.push('illegal-srcu-cookie-addr');
   }
   if (!S.UL.isEmpty()) {
     // An unlock with no lock of its own thread open before it.
