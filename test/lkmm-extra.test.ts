@@ -200,3 +200,49 @@ exists (0:r1=1 /\\ 1:r2=1)
     expect(verdict(lb('\tif (r1 == 0)\n\t\tsmp_mb();\n\tWRITE_ONCE(*y, 1);'))).toBe('Sometimes');
   });
 });
+
+describe('value cycles through plain accesses (out-of-thin-air shapes)', () => {
+  // Each thread copies one plain location into the other under a control
+  // dependency; smp_rmb() + smp_wmb() do not order the read of *x before
+  // the write of *y, so both reads may see 1. The copies then justify each
+  // other's values, which herd keeps (symbolically) rather than discarding.
+  const copy = (fence: string) => `C LB+plain-copies
+
+{}
+
+P0(int *a, int *b, int *x, int *y)
+{
+	int r1;
+
+	r1 = READ_ONCE(*x);
+	${fence}
+	if (r1 == 1) {
+		*a = *b;
+	}
+	smp_wmb();
+	WRITE_ONCE(*y, 1);
+}
+
+P1(int *a, int *b, int *x, int *y)
+{
+	int r1;
+
+	r1 = READ_ONCE(*y);
+	${fence}
+	if (r1 == 1) {
+		*b = *a;
+	}
+	smp_wmb();
+	WRITE_ONCE(*x, 1);
+}
+
+exists (0:r1=1 /\\ 1:r1=1)
+`;
+  it('smp_rmb() + smp_wmb() leave the load-buffering outcome possible', () => {
+    expect(verdict(copy('smp_rmb();'))).toBe('Sometimes');
+  });
+
+  it('smp_mb() forbids it', () => {
+    expect(verdict(copy('smp_mb();'))).toBe('Never');
+  });
+});

@@ -5,9 +5,10 @@
 // - A read takes each write that exists, or waits for one still to come; a
 //   write is offered to the waiting reads (chooseSource, wait, offer). When
 //   every thread waits, the first waiting read guesses a value that a later
-//   write must match with no value cycle, as herd's equations must be
-//   solvable (breakDeadlock, matchPending) - unless no load-buffering cycle
-//   is possible (cycles.ts).
+//   write must match (breakDeadlock, matchPending) - unless no
+//   load-buffering cycle is possible (cycles.ts). A guess may be justified
+//   by a write computed from it (a value cycle through plain accesses):
+//   herd keeps such executions too, with the value left symbolic.
 // - A write takes each place in its location's coherence order (placeInCo);
 //   a lock follows the unlock last in that order, or waits (lock, attach).
 // - Each choice is checked at once: coherence and atomicity at the location
@@ -710,7 +711,6 @@ class Explorer {
       } else if (r.lock === 'RU') {
         if (w.lock !== 'UL') continue;
       }
-      if (this.valueDependsOn(w, r.id)) continue;
       // Branch: r reads from w ...
       this.pending.splice(i, 1);
       r.rf = w.id;
@@ -721,35 +721,6 @@ class Explorer {
       // ... or from a later write.
     }
     k();
-  }
-
-  /** Whether w's value (or address) is computed from read `target`. */
-  private valueDependsOn(w: Event, target: number): boolean {
-    const seen = new Set<number>();
-    const stack: bigint[] = [w.dataDeps | w.addrDeps];
-    while (stack.length > 0) {
-      let deps = stack.pop()!;
-      let i = 0;
-      while (deps !== 0n) {
-        if (deps & 1n) {
-          if (i === target) return true;
-          if (!seen.has(i)) {
-            seen.add(i);
-            const r = this.events[i];
-            if (r) {
-              stack.push(r.addrDeps);
-              if (r.rf >= 0) {
-                const src = this.events[r.rf];
-                stack.push(src.dataDeps | src.addrDeps);
-              }
-            }
-          }
-        }
-        deps >>= 1n;
-        i++;
-      }
-    }
-    return false;
   }
 
   // -------------------------------------------------------------- locks
