@@ -61,7 +61,7 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
       unroll: opts.unroll,
       maxExecutions: opts.maxExecutions,
       timeoutMs: opts.timeoutMs,
-      keepWitnesses: true,
+      keepWitnesses: wantTrace,
     });
     const meta = suiteMeta(text);
     const status: 0 | 1 = r.matches === false ? 1 : 0;

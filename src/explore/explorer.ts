@@ -28,7 +28,7 @@ import { orderedBeforeLaterWrites } from './cycles.js';
 export interface ExploreOptions {
   maxExecutions?: number;
   timeoutMs?: number;
-  /** Keep one witnessing execution per final state (for traces). */
+  /** Keep one witnessing execution per final state that satisfies the condition (for traces). */
   keepWitnesses?: boolean;
 }
 
@@ -56,7 +56,7 @@ export interface ExploreResult {
   prefixRejects: number;
   /** Executions rejected by each axiom (for explanations). */
   rejectedBy: Map<string, number>;
-  /** One rejected execution per final state that no consistent execution reaches. */
+  /** The first rejected execution found that satisfies the condition (kept with keepWitnesses). */
   forbiddenWitness?: Map<string, { exec: Execution; axiom: string; values: number[] }>;
 }
 
@@ -862,60 +862,106 @@ class Explorer {
     const list = this.co[loc];
     const n = ids.length;
     if (n <= 1) return true;
-    const index = new Map<number, number>();
-    ids.forEach((id, i) => index.set(id, i));
-    const coPos = new Map<number, number>();
-    list.forEach((id, i) => coPos.set(id, i));
-    const succ: number[][] = Array.from({ length: n }, () => []);
-    const lastOfThread = new Map<number, number>();
+    // Scratch, indexed by event id: the access's position in `ids` and its
+    // place in coherence order, valid where `stamp` holds this call's mark.
+    const sc = this.cohScratch(this.events.length, n);
+    const mark = ++sc.mark;
+    for (let i = 0; i < n; i++) {
+      sc.stamp[ids[i]] = mark;
+      sc.index[ids[i]] = i;
+      sc.coPos[ids[i]] = -1;
+    }
+    for (let j = 0; j < list.length; j++) sc.coPos[list[j]] = j;
+    const at = (id: number): number => (sc.stamp[id] === mark ? sc.index[id] : -1);
+    // Edges: program order per thread, rf, fr (to the next write in co), co.
+    let m = 0;
+    const from = sc.from;
+    const to = sc.to;
+    const lastOfThread = sc.last;
+    lastOfThread.fill(-1, 0, this.ts.length + 1);
     for (let i = 0; i < n; i++) {
       const e = this.events[ids[i]];
       if (e.thread >= 0) {
-        const prev = lastOfThread.get(e.thread);
-        if (prev !== undefined) succ[prev].push(i);
-        lastOfThread.set(e.thread, i);
+        const prev = lastOfThread[e.thread];
+        if (prev >= 0) (from[m] = prev), (to[m++] = i);
+        lastOfThread[e.thread] = i;
       }
       if (e.kind === 'R' && e.rf >= 0) {
-        const wi = index.get(e.rf);
-        if (wi !== undefined) succ[wi].push(i);
-        const p = coPos.get(e.rf);
-        if (p !== undefined && p + 1 < list.length) succ[i].push(index.get(list[p + 1])!);
+        const wi = at(e.rf);
+        if (wi >= 0) (from[m] = wi), (to[m++] = i);
+        const p = wi >= 0 ? sc.coPos[e.rf] : -1;
+        if (p >= 0 && p + 1 < list.length) (from[m] = i), (to[m++] = sc.index[list[p + 1]]);
         // Atomicity: nothing external between an RMW's source and its write.
-        if (e.rmwPartner >= 0 && p !== undefined) {
-          const q = coPos.get(e.rmwPartner);
-          if (q !== undefined) {
-            for (let j = p + 1; j < q; j++) {
-              if (this.events[list[j]].thread !== e.thread) return false;
-            }
+        if (e.rmwPartner >= 0 && p >= 0) {
+          const q = at(e.rmwPartner) >= 0 ? sc.coPos[e.rmwPartner] : -1;
+          for (let j = p + 1; j < q; j++) {
+            if (this.events[list[j]].thread !== e.thread) return false;
           }
         }
       }
     }
-    for (let j = 0; j + 1 < list.length; j++) succ[index.get(list[j])!].push(index.get(list[j + 1])!);
-    // Cycle detection.
-    const color = new Uint8Array(n);
-    const visit = (s: number): boolean => {
-      const stack: [number, number][] = [[s, 0]];
-      color[s] = 1;
-      while (stack.length > 0) {
-        const top = stack[stack.length - 1];
-        const out = succ[top[0]];
-        if (top[1] >= out.length) {
-          color[top[0]] = 2;
-          stack.pop();
-          continue;
-        }
-        const j = out[top[1]++];
-        if (color[j] === 1) return false;
-        if (color[j] === 0) {
-          color[j] = 1;
-          stack.push([j, 0]);
-        }
-      }
-      return true;
-    };
-    for (let i = 0; i < n; i++) if (color[i] === 0 && !visit(i)) return false;
-    return true;
+    for (let j = 0; j + 1 < list.length; j++) (from[m] = sc.index[list[j]]), (to[m++] = sc.index[list[j + 1]]);
+    // Acyclic iff a topological order takes every node (Kahn).
+    const indeg = sc.indeg;
+    const head = sc.head;
+    const adj = sc.adj;
+    indeg.fill(0, 0, n);
+    head.fill(0, 0, n + 1);
+    for (let k = 0; k < m; k++) indeg[to[k]]++, head[from[k] + 1]++;
+    for (let i = 0; i < n; i++) head[i + 1] += head[i];
+    const fill = sc.queue; // borrowed as the fill cursor per node
+    for (let i = 0; i < n; i++) fill[i] = head[i];
+    for (let k = 0; k < m; k++) adj[fill[from[k]]++] = to[k];
+    const queue = sc.queue;
+    let qh = 0;
+    let qt = 0;
+    for (let i = 0; i < n; i++) if (indeg[i] === 0) queue[qt++] = i;
+    while (qh < qt) {
+      const v = queue[qh++];
+      for (let k = head[v]; k < head[v + 1]; k++) if (--indeg[adj[k]] === 0) queue[qt++] = adj[k];
+    }
+    return qt === n;
+  }
+
+  private cohBuffers = {
+    mark: 0,
+    stamp: new Int32Array(0),
+    index: new Int32Array(0),
+    coPos: new Int32Array(0),
+    from: new Int32Array(0),
+    to: new Int32Array(0),
+    last: new Int32Array(0),
+    indeg: new Int32Array(0),
+    queue: new Int32Array(0),
+    head: new Int32Array(0),
+    adj: new Int32Array(0),
+  };
+
+  /** Scratch arrays for coherentAt, grown to fit `events` ids and `n` accesses. */
+  private cohScratch(events: number, n: number) {
+    const b = this.cohBuffers;
+    if (b.stamp.length < events) {
+      const size = Math.max(64, events * 2);
+      b.stamp = new Int32Array(size);
+      b.index = new Int32Array(size);
+      b.coPos = new Int32Array(size);
+      b.mark = 0;
+    }
+    if (b.indeg.length < n) {
+      const size = Math.max(64, n * 2);
+      b.indeg = new Int32Array(size);
+      b.queue = new Int32Array(size);
+      b.head = new Int32Array(size + 1);
+      b.from = new Int32Array(size * 4);
+      b.to = new Int32Array(size * 4);
+      b.adj = new Int32Array(size * 4);
+    }
+    if (b.last.length < this.ts.length + 1) b.last = new Int32Array(this.ts.length + 8);
+    if (b.mark > 1 << 30) {
+      b.stamp.fill(0);
+      b.mark = 0;
+    }
+    return b;
   }
 
   // ------------------------------------------------------------- judging
@@ -967,7 +1013,7 @@ class Explorer {
     if (!verdict.consistent) {
       const ax = verdict.violated ?? 'model';
       this.rejectedBy.set(ax, (this.rejectedBy.get(ax) ?? 0) + 1);
-      if (this.opts.keepWitnesses && pos && !this.forbidden.has(key)) {
+      if (this.opts.keepWitnesses && pos && this.forbidden.size === 0) {
         this.forbidden.set(key, { exec: snapshot(exec), axiom: ax, values });
       }
       return;
@@ -978,7 +1024,7 @@ class Explorer {
     let o = this.outcomes.get(key);
     if (!o) {
       o = { values, positive: pos, count: 0 };
-      if (this.opts.keepWitnesses) o.witness = snapshot(exec);
+      if (this.opts.keepWitnesses && pos) o.witness = snapshot(exec);
       this.outcomes.set(key, o);
     }
     o.count++;

@@ -15,14 +15,12 @@ import { Relation } from '../relation/relation.js';
 
 export interface TraceOptions {
   tryFixes?: boolean;
-  /** Show every reachable outcome, not only those satisfying the condition. */
-  all?: boolean;
 }
 
 export function traceReport(r: CheckResult, model: Model, opts: TraceOptions = {}): string {
   const prog = r.program;
   const out: string[] = [];
-  const outcomes = r.exploration.outcomes.filter((o) => opts.all || o.positive);
+  const outcomes = r.exploration.outcomes.filter((o) => o.positive);
   const label = (values: number[]) =>
     prog.observed.map((o, i) => `${o.kind === 'reg' ? `${o.thread}:${o.name}` : `[${o.name}]`}=${formatValue(prog, values[i])};`).join(' ');
   if (outcomes.length === 0) {
