@@ -188,21 +188,34 @@ function rcu(x: Execution, st: StaticLkmm, c: Communication, h: HappensBefore, p
   const srcuGp = S.SyncSrcu.id();
   const rcuRscsi = st.rcuRscs.inv();
   const srcuRscsi = c.srcuRscs.inv();
-  const rcuLink = po.opt().seq(p.hbStar).seq(p.pbStar).seq(h.prop).seq(po);
-  const rcuOrder = fixpoint(n, (ro) =>
-    rcuGp.or(
-      srcuGp,
-      rcuGp.seq(rcuLink).seq(rcuRscsi),
-      srcuGp.seq(rcuLink).seq(srcuRscsi).and(loc),
-      rcuRscsi.seq(rcuLink).seq(rcuGp),
-      srcuRscsi.seq(rcuLink).seq(srcuGp).and(loc),
-      rcuGp.seq(rcuLink).seq(ro).seq(rcuLink).seq(rcuRscsi),
-      srcuGp.seq(rcuLink).seq(ro).seq(rcuLink).seq(srcuRscsi).and(loc),
-      rcuRscsi.seq(rcuLink).seq(ro).seq(rcuLink).seq(rcuGp),
-      srcuRscsi.seq(rcuLink).seq(ro).seq(rcuLink).seq(srcuGp).and(loc),
-      ro.seq(rcuLink).seq(ro),
-    ),
-      );
+  // rcu-link, only where rcu-order can use it: from a grace period or the
+  // start of a critical section, to a grace period or the end of one (the
+  // range and domain of rcu-order). Restricting the first factor keeps the
+  // compositions small.
+  const gps = st.SyncRcu.or(S.SyncSrcu);
+  const linkFrom = gps.or(rcuRscsi.range(), srcuRscsi.range());
+  const linkTo = gps.or(rcuRscsi.domain(), srcuRscsi.domain());
+  const rcuLink = po.opt().restrict(linkFrom).seq(p.hbStar).seq(p.pbStar).seq(h.prop).seq(po).restrict(undefined, linkTo);
+  // rcu-order: grace periods and critical sections linked by rcu-link, a
+  // grace period matched by a critical section on either side, recursively.
+  // The factors that do not involve rcu-order itself are composed once.
+  const gpThen = rcuGp.seq(rcuLink);
+  const thenRscs = rcuLink.seq(rcuRscsi);
+  const rscsThen = rcuRscsi.seq(rcuLink);
+  const thenGp = rcuLink.seq(rcuGp);
+  const hasSrcu = !S.SyncSrcu.isEmpty(); // every SRCU term starts or ends with srcu-gp
+  const srcuGpThen = hasSrcu ? srcuGp.seq(rcuLink) : undefined;
+  const thenSrcuRscs = hasSrcu ? rcuLink.seq(srcuRscsi) : undefined;
+  const srcuRscsThen = hasSrcu ? srcuRscsi.seq(rcuLink) : undefined;
+  const thenSrcuGp = hasSrcu ? rcuLink.seq(srcuGp) : undefined;
+  const base = [rcuGp, gpThen.seq(rcuRscsi), rscsThen.seq(rcuGp)];
+  if (hasSrcu) base.push(srcuGp, srcuGpThen!.seq(srcuRscsi).and(loc), srcuRscsThen!.seq(srcuGp).and(loc));
+  const rcuOrderBase = Relation.empty(n).or(...base);
+  const rcuOrder = fixpoint(n, (ro) => {
+    const terms = [gpThen.seq(ro).seq(thenRscs), rscsThen.seq(ro).seq(thenGp), ro.seq(rcuLink).seq(ro)];
+    if (hasSrcu) terms.push(srcuGpThen!.seq(ro).seq(thenSrcuRscs!).and(loc), srcuRscsThen!.seq(ro).seq(thenSrcuGp!).and(loc));
+    return rcuOrderBase.or(...terms);
+  });
   const rcuFence = po.seq(rcuOrder).seq(po.opt());
   const fence = c.fence0.or(rcuFence);
   const strongFence = c.strongFence0.or(rcuFence);

@@ -25,6 +25,10 @@ import type { Model } from '../model/model.js';
 import { computeDomain, type ValueDomain } from './domain.js';
 import { orderedBeforeLaterWrites } from './cycles.js';
 
+/** See prefixConsistent. */
+const PREFIX_WINDOW = 256;
+const PREFIX_STRIDE = 8;
+
 export interface ExploreOptions {
   maxExecutions?: number;
   timeoutMs?: number;
@@ -94,6 +98,9 @@ class Explorer {
   private co: number[][];
   private byLoc: number[][];
   private pending: number[] = [];
+  /** Prefix checks made since the last one that rejected, and checks skipped. */
+  private sinceReject = 0;
+  private skipped = 0;
   private finalRegs: number[][] = [];
   private ts: ThreadState[] = [];
   private waiting: Waiting[] = [];
@@ -972,13 +979,24 @@ class Explorer {
    * reads and lock reads (whose source is fixed only at the end) contribute
    * no rf edge here, which keeps the prefix a subset of every completion.
    */
+  /**
+   * Whether the model accepts the execution built so far. This only prunes
+   * (every complete execution is judged in full), so where checks have
+   * stopped paying - no rejection among the last PREFIX_WINDOW - only every
+   * PREFIX_STRIDE-th is made, until one rejects again.
+   */
   private prefixConsistent(): boolean {
+    if (this.sinceReject >= PREFIX_WINDOW && ++this.skipped % PREFIX_STRIDE !== 0) return true;
+    this.sinceReject++;
     this.prefixChecks++;
     const ok = scratch(() => {
       const exec = buildExecution(this.prog, this.events, this.co, this.top());
       return this.model.check(exec, { prefix: true }).consistent;
     });
-    if (!ok) this.prefixRejects++;
+    if (!ok) {
+      this.prefixRejects++;
+      this.sinceReject = 0;
+    }
     return ok;
   }
 
