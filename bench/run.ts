@@ -4,8 +4,10 @@
 //   npm run bench -- [--family NAME[,NAME...]] [--min-n N] [--max-n N] [--budget-s S]
 //                    [--timeout-s S] [--max-executions N] [--no-corpus] [--out FILE]
 //
-// A family stops growing once one size takes longer than --budget-s (default
-// 10 s) of wall time, or hits a checker limit (LimitError).
+// A family grows from its smallest N up to --max-n (default 10) and stops
+// once one size takes longer than --budget-s (default 10 s) of wall time, or
+// hits a checker limit (LimitError; --timeout-s defaults to 60 s). A summary
+// table gives, per family, the largest N under 1 s and the first N at 10 s.
 
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -45,9 +47,9 @@ function parseArgs(argv: string[]): Options {
   const o: Options = {
     families: null,
     minN: null,
-    maxN: 8,
+    maxN: 10,
     budgetS: 10,
-    timeoutS: 20,
+    timeoutS: 60,
     maxExecutions: 5_000_000,
     corpus: true,
     out: null,
@@ -257,8 +259,11 @@ function runCorpus(opts: Options, out: string[]): void {
 
 // ---------------------------------------------------------------- families
 
-function runFamily(f: Family, opts: Options, rows: string[][], notes: string[]): void {
+function runFamily(f: Family, opts: Options, rows: string[][], notes: string[], summary: string[][]): void {
   const start = Math.max(f.minN, opts.minN ?? f.minN);
+  let underOne = '-';
+  let reachesTen = `not within N <= ${opts.maxN}`;
+  const summarise = () => summary.push([f.name, underOne, reachesTen]);
   for (let n = start; n <= opts.maxN; n++) {
     const text = f.make(n);
     const res = measure(() =>
@@ -271,6 +276,8 @@ function runFamily(f: Family, opts: Options, rows: string[][], notes: string[]):
       console.error(`bench: ${f.name} N=${n}: ${why} after ${fmtMs(m.wallMs)}; stopping family`);
       notes.push(`${f.name}: stopped at N=${n} (${why}).`);
       if (!(res.error instanceof LimitError)) throw res.error;
+      if (m.wallMs >= 10_000) reachesTen = `N=${n} (stopped by the limit)`;
+      summarise();
       return;
     }
     const r: CheckResult = res.value;
@@ -294,11 +301,14 @@ function runFamily(f: Family, opts: Options, rows: string[][], notes: string[]):
     console.error(
       `bench: ${f.name} N=${n}: ${fmtMs(m.wallMs)} wall, ${fmtInt(r.stats.candidates)} candidates, ${fmtInt(cons)} consistent, ${r.observation}`,
     );
+    if (m.wallMs < 1000) underOne = `N=${n}`;
+    if (m.wallMs >= 10_000 && reachesTen.startsWith('not')) reachesTen = `N=${n} (${fmtMs(m.wallMs)})`;
     if (m.wallMs > opts.budgetS * 1000) {
       if (n < opts.maxN) notes.push(`${f.name}: stopped after N=${n} (took ${fmtMs(m.wallMs)} > budget ${opts.budgetS} s).`);
-      return;
+      break;
     }
   }
+  summarise();
 }
 
 // ---------------------------------------------------------------- main
@@ -338,7 +348,8 @@ function main(): void {
   const families = opts.families ? FAMILIES.filter((f) => opts.families!.includes(f.name)) : FAMILIES;
   const rows: string[][] = [];
   const notes: string[] = [];
-  for (const f of families) runFamily(f, opts, rows, notes);
+  const summary: string[][] = [];
+  for (const f of families) runFamily(f, opts, rows, notes, summary);
   out.push(
     '## Scalable families',
     '',
@@ -352,6 +363,12 @@ function main(): void {
     '',
   );
   if (notes.length) out.push(...notes.map((n) => `- ${n}`), '');
+  out.push(
+    '### Where each family stands',
+    '',
+    table(['family', 'largest N under 1 s', 'first N taking 10 s or more'], summary, [false, true, true]),
+    '',
+  );
   sampleRss();
   out.push(
     `Peak RSS sampled: ${fmtMb(peakRss)}; process.resourceUsage().maxRSS at end: ${fmtMb(process.resourceUsage().maxRSS * 1024)}.`,
