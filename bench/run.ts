@@ -8,8 +8,10 @@
 // once one size takes longer than --budget-s (default 10 s) of wall time, or
 // hits a checker limit (LimitError; --timeout-s defaults to 60 s). A summary
 // table gives, per family, the largest N under 1 s and the first N at 10 s.
+// Each family size runs in a fresh child process (--child), so its peak RSS
+// is its own.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -259,47 +261,88 @@ function runCorpus(opts: Options, out: string[]): void {
 
 // ---------------------------------------------------------------- families
 
+/** What a child process reports for one family size. */
+interface SizeReport {
+  m: Measure;
+  error?: string;
+  limit?: boolean;
+  candidates?: number;
+  pruned?: number;
+  consistent?: number;
+  observation?: string;
+}
+
+/**
+ * Child mode (`--child FAMILY N`): checks one size in this fresh process and
+ * prints a SizeReport, so that each size's peak RSS is its own.
+ */
+function runChild(name: string, n: number, opts: Options): void {
+  const f = FAMILIES.find((x) => x.name === name);
+  if (!f) usage(`unknown family '${name}'`);
+  const text = f.make(n);
+  const res = measure(() =>
+    checkSource(text, { model: lkmm, maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutS * 1000 }),
+  );
+  let rep: SizeReport;
+  if ('error' in res) {
+    rep = { m: res.m, error: errText(res.error), limit: res.error instanceof LimitError };
+  } else {
+    const r: CheckResult = res.value;
+    rep = {
+      m: res.m,
+      candidates: r.stats.candidates,
+      pruned: r.stats.pruned,
+      consistent: r.positive + r.negative,
+      observation: r.observation,
+    };
+  }
+  process.stdout.write(JSON.stringify(rep));
+}
+
 function runFamily(f: Family, opts: Options, rows: string[][], notes: string[], summary: string[][]): void {
   const start = Math.max(f.minN, opts.minN ?? f.minN);
   let underOne = '-';
   let reachesTen = `not within N <= ${opts.maxN}`;
-  const summarise = () => summary.push([f.name, underOne, reachesTen]);
   for (let n = start; n <= opts.maxN; n++) {
-    const text = f.make(n);
-    const res = measure(() =>
-      checkSource(text, { model: lkmm, maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutS * 1000 }),
+    const child = spawnSync(
+      process.execPath,
+      [fileURLToPath(import.meta.url), '--child', f.name, String(n), '--timeout-s', String(opts.timeoutS), '--max-executions', String(opts.maxExecutions)],
+      { encoding: 'utf8', maxBuffer: 1 << 20 },
     );
-    const m = res.m;
-    if ('error' in res) {
-      const why = errText(res.error);
-      rows.push([f.name, String(n), fmtMs(m.wallMs), fmtMs(m.cpuMs), '-', '-', '-', '-', '-', fmtMb(m.rss), fmtMb(m.maxRss), why]);
-      console.error(`bench: ${f.name} N=${n}: ${why} after ${fmtMs(m.wallMs)}; stopping family`);
-      notes.push(`${f.name}: stopped at N=${n} (${why}).`);
-      if (!(res.error instanceof LimitError)) throw res.error;
-      if (m.wallMs >= 10_000) reachesTen = `N=${n} (stopped by the limit)`;
-      summarise();
-      return;
+    let rep: SizeReport;
+    try {
+      rep = JSON.parse(child.stdout) as SizeReport;
+    } catch {
+      throw new Error(`bench: ${f.name} N=${n}: child failed (${child.status ?? child.signal}): ${child.stderr.trim()}`);
     }
-    const r: CheckResult = res.value;
-    const cons = r.positive + r.negative;
+    const m = rep.m;
+    if (rep.error !== undefined) {
+      rows.push([f.name, String(n), fmtMs(m.wallMs), fmtMs(m.cpuMs), '-', '-', '-', '-', '-', fmtMb(m.maxRss), rep.error]);
+      console.error(`bench: ${f.name} N=${n}: ${rep.error} after ${fmtMs(m.wallMs)}; stopping family`);
+      notes.push(`${f.name}: stopped at N=${n} (${rep.error}).`);
+      if (!rep.limit) throw new Error(rep.error);
+      if (m.wallMs >= 10_000) reachesTen = `N=${n} (stopped by the limit)`;
+      break;
+    }
+    const cons = rep.consistent!;
     const want = f.expected(n);
-    const verdict = r.observation === want ? r.observation : `${r.observation} (expected ${want})`;
+    const verdict = rep.observation === want ? rep.observation : `${rep.observation} (expected ${want})`;
     rows.push([
       f.name,
       String(n),
       fmtMs(m.wallMs),
       fmtMs(m.cpuMs),
-      fmtInt(r.stats.candidates),
+      fmtInt(rep.candidates!),
       fmtInt(cons),
-      fmtInt(r.stats.pruned),
-      fmtRate(r.stats.candidates, m.wallMs),
+      fmtInt(rep.pruned!),
+      fmtRate(rep.candidates!, m.wallMs),
       fmtRate(cons, m.wallMs),
-      fmtMb(m.rss),
       fmtMb(m.maxRss),
       verdict,
     ]);
+    if (m.maxRss > peakFamilyRss) peakFamilyRss = m.maxRss;
     console.error(
-      `bench: ${f.name} N=${n}: ${fmtMs(m.wallMs)} wall, ${fmtInt(r.stats.candidates)} candidates, ${fmtInt(cons)} consistent, ${r.observation}`,
+      `bench: ${f.name} N=${n}: ${fmtMs(m.wallMs)} wall, ${fmtInt(rep.candidates!)} candidates, ${fmtInt(cons)} consistent, ${rep.observation}`,
     );
     if (m.wallMs < 1000) underOne = `N=${n}`;
     if (m.wallMs >= 10_000 && reachesTen.startsWith('not')) reachesTen = `N=${n} (${fmtMs(m.wallMs)})`;
@@ -308,8 +351,11 @@ function runFamily(f: Family, opts: Options, rows: string[][], notes: string[], 
       break;
     }
   }
-  summarise();
+  summary.push([f.name, underOne, reachesTen]);
 }
+
+/** The largest peak RSS of any family size (each measured in its own process). */
+let peakFamilyRss = 0;
 
 // ---------------------------------------------------------------- main
 
@@ -328,7 +374,12 @@ function gitDescribe(): string {
 }
 
 function main(): void {
-  const opts = parseArgs(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  if (argv[0] === '--child') {
+    runChild(argv[1], Number(argv[2]), parseArgs(argv.slice(3)));
+    return;
+  }
+  const opts = parseArgs(argv);
   const out: string[] = [];
   const cpus = os.cpus();
   out.push(
@@ -356,9 +407,9 @@ function main(): void {
     ...families.map((f) => `- \`${f.name}\`: ${f.description}`),
     '',
     table(
-      ['family', 'N', 'wall', 'CPU', 'candidates', 'consistent (P+N)', 'pruned partial', 'cand/s', 'consistent/s', 'RSS (max before/after)', 'maxRSS so far', 'verdict'],
+      ['family', 'N', 'wall', 'CPU', 'candidates', 'consistent (P+N)', 'pruned partial', 'cand/s', 'consistent/s', 'peak RSS (own process)', 'verdict'],
       rows,
-      [false, true, true, true, true, true, true, true, true, true, true, false],
+      [false, true, true, true, true, true, true, true, true, true, false],
     ),
     '',
   );
@@ -371,7 +422,7 @@ function main(): void {
   );
   sampleRss();
   out.push(
-    `Peak RSS sampled: ${fmtMb(peakRss)}; process.resourceUsage().maxRSS at end: ${fmtMb(process.resourceUsage().maxRSS * 1024)}.`,
+    `Peak RSS: corpus process ${fmtMb(process.resourceUsage().maxRSS * 1024)}; largest of any family size (each checked in a fresh process, node's own ~45 MB included) ${fmtMb(peakFamilyRss)}.`,
     '',
   );
   const md = out.join('\n');
