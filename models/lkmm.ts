@@ -362,6 +362,9 @@ function structuralFlags(x: Execution, st: StaticLkmm, c: Communication): string
       }
     }
   }
+  // lock.cat: the final value of a spinlock should not be tested.
+  const allLocks = S.LKR.or(S.LKW, S.UL, S.LF, S.RU);
+  if (!allLocks.isEmpty() && !S.FW.id().seq(x.rel.loc).restrict(undefined, allLocks).isEmpty()) flags.push('lock-final');
   const lockLocs = new Set(x.events.filter((e) => e.lock).map((e) => e.loc));
   if (lockLocs.size > 0 && x.events.some((e) => e.thread >= 0 && !e.lock && e.kind !== 'F' && lockLocs.has(e.loc))) {
     flags.push('mixed-lock-accesses');

@@ -166,6 +166,16 @@ describe('flags about RCU and lock usage', () => {
     const r = checkSource('C t\n{}\nP0(int *x, spinlock_t *l)\n{\n\tWRITE_ONCE(*x, 1);\n\tspin_unlock(l);\n}\nexists (x=1)\n', { model: lkmm });
     expect(r.flags).toEqual(['unmatched-unlock']);
   });
+
+  const lockTest = (cond: string) =>
+    `C t\n{}\nP0(int *x, spinlock_t *l)\n{\n\tspin_lock(l);\n\tWRITE_ONCE(*x, 1);\n\tspin_unlock(l);\n}\nexists (${cond})\n`;
+  it('a condition on a spinlock\'s final value is flagged lock-final', () => {
+    expect(checkSource(lockTest('l=0'), { model: lkmm }).flags).toEqual(['lock-final']);
+  });
+
+  it('a condition that leaves the spinlock alone is not', () => {
+    expect(checkSource(lockTest('x=1'), { model: lkmm }).flags).toEqual([]);
+  });
 });
 
 describe('control dependencies reach only the branches (litmus-tests.txt, LIMITATIONS 1)', () => {

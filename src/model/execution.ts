@@ -111,8 +111,13 @@ export function buildExecution(prog: Program, evs: readonly Event[], coLists: re
     st = lasting(() => buildStructure(events));
     if (node) node.structure = st;
   }
+  // Final writes, of the locations the final state shows (as herd's FW).
   const FW = new EventSet(n);
-  for (const l of coLists) if (l.length > 0) FW.add(l[l.length - 1]);
+  for (const o of prog.observed ?? []) {
+    if (o.kind !== 'mem') continue;
+    const l = coLists[o.loc];
+    if (l && l.length > 0) FW.add(l[l.length - 1]);
+  }
   const rf = new Relation(n);
   for (let a = 0; a < n; a++) {
     const e = events[a];
