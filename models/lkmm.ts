@@ -20,7 +20,7 @@ function staticRelations(x: Execution) {
   const M = S.M;
   const R = S.R;
   const W = S.W;
-  const fencerel = (s: EventSet) => (s.isEmpty() ? Relation.empty(x.n) : po.seq(s.id()).seq(po));
+  const fencerel = (s: EventSet) => (s.isEmpty() ? Relation.empty(x.n) : po.restrict(undefined, s).seq(po));
 
   // ---- linux-kernel.bell: semantic sets from syntactic tags
   const FailedRMW = S.RMW.minus(rmw.domain().or(rmw.range()));
@@ -37,11 +37,11 @@ function staticRelations(x: Execution) {
 
   // ---- lock.cat
   const poLoc = po.and(B.loc);
-  const lkRmw = S.LKR.isEmpty() ? Relation.empty(x.n) : S.LKR.id().seq(poLoc).seq(S.LKW.id()).minus(po.seq(po));
+  const lkRmw = S.LKR.isEmpty() ? Relation.empty(x.n) : poLoc.restrict(S.LKR, S.LKW).minus(po.seq(po));
   const rmwAll = rmw.or(lkRmw);
 
   // ---- linux-kernel.cat: basic relations
-  const acqPo = Acquire.id().seq(po).restrict(undefined, M);
+  const acqPo = po.restrict(Acquire, M);
   const poRel = po.restrict(M, Release);
   const R4rmb = R.minus(Noreturn);
   const rmb = fencerel(S.fence('rmb')).restrict(R4rmb, R4rmb);
@@ -62,7 +62,7 @@ function staticRelations(x: Execution) {
       M.id().seq(po.opt()).seq(S.SrcuUnlock.id()).seq(fencerel(S.fence('after-srcu-read-unlock'))).restrict(undefined, M)),
   );
   const SyncRcu = S.fence('sync-rcu');
-  const gp = term(SyncRcu.or(S.SyncSrcu), () => po.seq(SyncRcu.or(S.SyncSrcu).id()).seq(po.opt()));
+  const gp = term(SyncRcu.or(S.SyncSrcu), () => po.restrict(undefined, SyncRcu.or(S.SyncSrcu)).seq(po.opt()));
   // barrier is only needed for the mixed-accesses flag: computed on demand.
   let barrierRel: Relation | undefined;
   const barrier = () =>
@@ -71,7 +71,7 @@ function staticRelations(x: Execution) {
         S.fence('after-atomic'), Acquire, Release, S.fence('rcu-lock'), S.fence('rcu-unlock'), S.SrcuLock, S.SrcuUnlock),
     ).or(po.restrict(undefined, Release), po.restrict(Acquire, undefined))));
   const hasLocks = !S.UL.isEmpty() && !S.LKR.isEmpty();
-  const poUnlockPoLockPo = hasLocks ? po.seq(S.UL.id()).seq(po).seq(S.LKR.id()).seq(po) : none;
+  const poUnlockPoLockPo = hasLocks ? po.restrict(undefined, S.UL).seq(po.restrict(undefined, S.LKR)).seq(po) : none;
   const poToUnlock = po.restrict(undefined, S.UL);
   const lockToPo = po.restrict(S.LKR, undefined);
   const hasRcu = !SyncRcu.or(S.SyncSrcu).isEmpty();
@@ -163,12 +163,13 @@ type HappensBefore = ReturnType<typeof happensBefore>;
 
 /** Stage 3: propagation order. */
 function propagation(x: Execution, st: StaticLkmm, c: Communication, h: HappensBefore) {
-  // Without a strong fence pb is empty, and hb* is needed only by RCU.
+  // Without a strong fence pb is empty, and hb* (needed only by pb and RCU)
+  // is not computed.
   if (c.strongFence0.isEmpty() && !st.hasRcu) {
     const none = Relation.empty(x.n);
-    return { hbStar: h.hb.star(), pb: none, pbStar: x.rel.id };
+    return { hbStar: null, pb: none, pbStar: x.rel.id };
   }
-  const hbStar = h.hb.star();
+  const hbStar: Relation | null = h.hb.star();
   const pb = h.prop.seq(c.strongFence0).seq(hbStar).restrict(undefined, st.Marked);
   return { hbStar, pb, pbStar: pb.star() };
 }
@@ -195,7 +196,8 @@ function rcu(x: Execution, st: StaticLkmm, c: Communication, h: HappensBefore, p
   const gps = st.SyncRcu.or(S.SyncSrcu);
   const linkFrom = gps.or(rcuRscsi.range(), srcuRscsi.range());
   const linkTo = gps.or(rcuRscsi.domain(), srcuRscsi.domain());
-  const rcuLink = po.opt().restrict(linkFrom).seq(p.hbStar).seq(p.pbStar).seq(h.prop).seq(po).restrict(undefined, linkTo);
+  const hbStar = p.hbStar!; // computed whenever there are grace periods
+  const rcuLink = po.opt().restrict(linkFrom).seq(hbStar).seq(p.pbStar).seq(h.prop).seq(po).restrict(undefined, linkTo);
   // rcu-order: grace periods and critical sections linked by rcu-link, a
   // grace period matched by a critical section on either side, recursively.
   // The factors that do not involve rcu-order itself are composed once.
@@ -219,7 +221,7 @@ function rcu(x: Execution, st: StaticLkmm, c: Communication, h: HappensBefore, p
   const rcuFence = po.seq(rcuOrder).seq(po.opt());
   const fence = c.fence0.or(rcuFence);
   const strongFence = c.strongFence0.or(rcuFence);
-  const rb = h.prop.seq(rcuFence).seq(p.hbStar).seq(p.pbStar).restrict(undefined, st.Marked);
+  const rb = h.prop.seq(rcuFence).seq(hbStar).seq(p.pbStar).restrict(undefined, st.Marked);
   return { rcuLink, rcuOrder, rcuFence, fence, strongFence, rb };
 }
 
@@ -230,7 +232,7 @@ export function lkmmRelations(x: Execution) {
   const h = happensBefore(x, st, c);
   const p = propagation(x, st, c, h);
   const r = rcu(x, st, c, h, p);
-  return { ...st, ...c, ...h, ...p, ...r };
+  return { ...st, ...c, ...h, ...p, hbStar: p.hbStar ?? h.hb.star(), ...r };
 }
 
 /** The axioms, in the order the model states them. */

@@ -198,25 +198,33 @@ function buildStructure(events: Event[]): Structure {
   const data = new Relation(n);
   const ctrl = new Relation(n);
   const id = new Relation(n);
-  for (const ids of byThread.values()) {
+  // Whole rows at a time: a thread's events (int), the events after each one
+  // (po), a location's events (loc), everything outside the thread (ext).
+  const outside = new Map<number, EventSet>();
+  for (const [t, ids] of byThread) {
     ids.sort((a, b) => events[a].poIndex - events[b].poIndex);
-    for (let x = 0; x < ids.length; x++) {
-      for (let y = 0; y < ids.length; y++) {
-        int.add(ids[x], ids[y]);
-        if (y > x) po.add(ids[x], ids[y]);
-      }
+    const after = new EventSet(n);
+    for (let x = ids.length - 1; x >= 0; x--) {
+      po.addRow(ids[x], after);
+      after.add(ids[x]);
     }
+    for (const a of ids) int.addRow(a, after);
+    outside.set(t, sets.all.minus(after));
   }
-  for (const ids of byLoc.values()) for (const a of ids) for (const b of ids) loc.add(a, b);
+  for (const ids of byLoc.values()) {
+    const same = EventSet.of(n, ids);
+    for (const a of ids) loc.addRow(a, same);
+  }
   for (let a = 0; a < n; a++) {
     const ea = events[a];
     id.add(a, a);
     // Initial writes are on no thread: int relates only events of one thread.
-    for (let b = 0; b < n; b++) if (!int.has(a, b)) ext.add(a, b);
+    if (ea.thread < 0) ext.addRow(a, sets.all);
+    else ext.addRow(a, outside.get(ea.thread)!);
     if (ea.rmwPartner >= 0 && ea.kind === 'R' && !ea.lock) rmw.add(a, ea.rmwPartner);
-    addDeps(addr, ea.addrDeps, a);
-    if (ea.kind === 'W') addDeps(data, ea.dataDeps, a);
-    addDeps(ctrl, ea.ctrlDeps, a);
+    if (ea.addrDeps !== 0n) addDeps(addr, ea.addrDeps, a);
+    if (ea.kind === 'W' && ea.dataDeps !== 0n) addDeps(data, ea.dataDeps, a);
+    if (ea.ctrlDeps !== 0n) addDeps(ctrl, ea.ctrlDeps, a);
   }
   return { sets, rel: { po, rmw, addr, data, ctrl, loc, int, ext, id } };
 }

@@ -414,6 +414,12 @@ export class Relation {
     return out;
   }
 
+  /** Adds (i, b) for every b in the set: row i |= s. */
+  addRow(i: number, s: EventSet): void {
+    const base = this.off + i * this.w;
+    for (let m = 0; m < this.w; m++) this.buf[base + m] |= s.buf[s.off + m];
+  }
+
   /** Successors of event i. */
   successors(i: number): number[] {
     const out: number[] = [];
