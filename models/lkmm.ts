@@ -5,7 +5,7 @@
 // see src/relation/relation.ts for the operators.
 
 import type { Execution } from '../src/model/execution.js';
-import type { Model, Verdict } from '../src/model/model.js';
+import type { Highlight, Model, Verdict } from '../src/model/model.js';
 import { EventSet, fixpoint, lasting, Relation, scratch } from '../src/relation/relation.js';
 
 /**
@@ -246,6 +246,25 @@ export const lkmm: Model = {
   check(x: Execution, opts?: { prefix?: boolean }): Verdict {
     const st = staticOf(x);
     return scratch(() => checkAxioms(x, st, opts?.prefix ?? false));
+  },
+  explain(x: Execution, axiom: string): Highlight | undefined {
+    return scratch(() => {
+      const L = lkmmRelations(x);
+      const byAxiom: Record<string, [string, () => Relation]> = {
+        coherence: ['po-loc|com', () => L.poLoc.or(L.com)],
+        'happens-before': ['hb', () => L.hb],
+        propagation: ['pb', () => L.pb],
+        rcu: ['rb', () => L.rb],
+      };
+      const pick = byAxiom[axiom];
+      const edges = pick?.[1]().cycle();
+      if (!edges) return undefined;
+      // hb = ppo | rfe | prop & int: say which term each step is.
+      const labels = axiom === 'happens-before'
+        ? edges.map(([a, b]) => (L.ppo.has(a, b) ? 'ppo' : L.rfe.has(a, b) ? 'rfe' : 'prop'))
+        : undefined;
+      return { name: pick[0], edges, labels };
+    });
   },
 };
 

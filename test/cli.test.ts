@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { CLI, ROOT } from './util.js';
@@ -228,6 +228,29 @@ describe('litmus check: output', () => {
     expect(r.stdout).toMatch(/^\s+2\. READ_ONCE +R x1=0 \(initial value\) +\(line 16\)$/m);
     // Both reorderings must go: one smp_mb() per CPU.
     expect(r.stdout).toMatch(/Fix \(checked\):.*smp_mb/);
+  });
+
+  it('--trace on a Never shows a forbidden candidate and the cycle the axiom rules out', () => {
+    const r = litmus('check', '-q', '--trace', join('suite', 'mp.litmus'));
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('Candidate reaching 1:r0=1; 1:r1=0; is forbidden by the "happens-before" axiom:');
+    // The stale read of buf is prop-before the acquire, which is ppo-before it.
+    expect(r.stdout).toContain('the hb cycle: P1.2 -prop-> P1.1 -ppo-> P1.2');
+  });
+
+  it('--dot writes a Graphviz picture per test and says where', () => {
+    const r = litmus('check', '-q', '--dot', 'pictures', 'sb.litmus', join('suite', 'lb.litmus'), join('suite', 'mp.litmus'));
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain(`picture: ${join('pictures', 'sb.dot')}`);
+    const sb = readFileSync(join(dir, 'pictures', 'sb.dot'), 'utf8');
+    expect(sb).toMatch(/^digraph "SB\+poonceonces" \{/);
+    expect(sb).toContain('subgraph cluster_P0');
+    expect(sb).toMatch(/-> e\d+ \[label="fr"/);
+    // A Never draws the forbidden candidate with its hb cycle.
+    const mp = readFileSync(join(dir, 'pictures', 'mp.dot'), 'utf8');
+    expect(mp).toContain('forbidden by \\"happens-before\\"');
+    expect(mp).toContain('label="hb: ppo"');
+    expect(mp).toContain('label="hb: prop"');
   });
 });
 

@@ -3,6 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { checkSource } from '../src/check.js';
 import { lkmm } from '../models/lkmm.js';
+import fc from 'fast-check';
+import { forbiddenCandidate } from '../src/explore/forbidden.js';
+import { Relation } from '../src/relation/relation.js';
 
 const verdict = (text: string) => checkSource(text, { model: lkmm }).observation;
 
@@ -254,5 +257,52 @@ exists (0:r1=1 /\\ 1:r1=1)
 
   it('smp_mb() forbids it', () => {
     expect(verdict(copy('smp_mb();'))).toBe('Never');
+  });
+});
+
+describe('explaining a Never', () => {
+  const lbRelAcq = `C LB+poacquireonce+pooncerelease
+
+{}
+
+P0(int *x, int *y)
+{
+	int r0;
+
+	r0 = READ_ONCE(*x);
+	smp_store_release(y, 1);
+}
+
+P1(int *x, int *y)
+{
+	int r0;
+
+	r0 = smp_load_acquire(y);
+	WRITE_ONCE(*x, 1);
+}
+
+exists (0:r0=1 /\\ 1:r0=1)
+`;
+  it('finds the load-buffering candidate the checking run never builds, and its hb cycle', () => {
+    const r = checkSource(lbRelAcq, { model: lkmm });
+    expect(r.observation).toBe('Never');
+    const fw = forbiddenCandidate(r, lkmm);
+    expect(fw?.axiom).toBe('happens-before');
+    expect(fw?.values).toEqual([1, 1]);
+    const why = lkmm.explain!(fw!.exec, fw!.axiom)!;
+    expect(why.name).toBe('hb');
+    // A closed walk: each edge starts where the previous one ended.
+    why.edges.forEach(([a], i) => expect(why.edges[(i + why.edges.length - 1) % why.edges.length][1]).toBe(a));
+  });
+
+  it('Relation.cycle() returns a cycle exactly when the relation is cyclic', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(7), fc.nat(7)), { maxLength: 20 }), (pairs) => {
+        const rel = Relation.fromPairs(8, pairs);
+        const c = rel.cycle();
+        expect(c === undefined).toBe(rel.acyclic());
+        if (c) for (const [a, b] of c) expect(rel.has(a, b)).toBe(true);
+      }),
+    );
   });
 });

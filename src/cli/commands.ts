@@ -12,6 +12,7 @@ interface CheckFlags {
   model: string;
   json?: boolean;
   trace?: boolean;
+  dot?: string;
   unroll: number;
   maxExecutions: number;
   timeout: number;
@@ -36,7 +37,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
       return 2;
     }
   }
-  const opts: RunOptions = { model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout, trace: o.trace };
+  const opts: RunOptions = { model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout, trace: o.trace, dot: o.dot };
   const jobs = Math.max(1, Math.min(o.jobs ?? availableParallelism(), files.length));
   const reports: FileReport[] = jobs > 1 ? await runPool(files, opts, jobs) : [];
   if (jobs <= 1) for (const f of files) reports.push(await runOne(f, opts));
@@ -56,6 +57,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
     if (!o.quiet) console.log(r.herd);
     console.log(r.human);
     if (r.trace) console.log(r.trace);
+    if (r.dot) console.log(`picture: ${r.dot} (render with: dot -Tsvg ${r.dot} -o ${r.dot.replace(/\.dot$/, '.svg')})`);
     if (!o.quiet) console.log('');
   }
   if (o.json) {

@@ -1,7 +1,8 @@
 // Checks one file and renders everything a command may print about it, as
 // plain data (so that worker threads can send it back).
 
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { checkSource, type CheckResult } from '../check.js';
 import { getModel } from '../../models/index.js';
 import { LimitError, LitmusError } from '../parse/errors.js';
@@ -14,6 +15,8 @@ export interface RunOptions {
   maxExecutions?: number;
   timeoutMs?: number;
   trace?: boolean;
+  /** Folder for a Graphviz picture of each test's witness (or forbidden candidate). */
+  dot?: string;
 }
 
 export interface FileReport {
@@ -24,6 +27,8 @@ export interface FileReport {
   herd?: string;
   human?: string;
   trace?: string;
+  /** Where the picture was written, if one was asked for and there is an execution to draw. */
+  dot?: string;
   json?: JsonResult;
   meta?: SuiteMeta;
 }
@@ -61,16 +66,26 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
       unroll: opts.unroll,
       maxExecutions: opts.maxExecutions,
       timeoutMs: opts.timeoutMs,
-      keepWitnesses: wantTrace,
+      keepWitnesses: wantTrace || opts.dot !== undefined,
     });
     const meta = suiteMeta(text);
     const status: 0 | 1 = r.matches === false ? 1 : 0;
     let trace: string | undefined;
     if (wantTrace) {
       const { traceReport } = await import('../report/trace.js');
-      trace = traceReport(r, model, { tryFixes: true });
+      trace = traceReport(r, model, { tryFixes: true, limits: { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs } });
     }
-    return { file, status, herd: herdBlock(r), human: humanLine(r), trace, json: toJson(file, r, meta), meta };
+    let dot: string | undefined;
+    if (opts.dot !== undefined) {
+      const { dotForResult } = await import('../report/dot.js');
+      const graph = dotForResult(r, model, { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs });
+      if (graph) {
+        mkdirSync(opts.dot, { recursive: true });
+        dot = join(opts.dot, `${basename(file).replace(/\.litmus$/, '')}.dot`);
+        writeFileSync(dot, graph);
+      }
+    }
+    return { file, status, herd: herdBlock(r), human: humanLine(r), trace, dot, json: toJson(file, r, meta), meta };
   } catch (e) {
     if (e instanceof LitmusError) return { file, status: 2, error: e.format(file) };
     if (e instanceof LimitError) return { file, status: 2, error: `${file}: ${e.message}` };

@@ -325,6 +325,7 @@ class Explorer {
   /** Whether no load-buffering cycle can go through the waiting reads (see cycles.ts). */
   private noCycleThrough(): boolean {
     if (this.model.loadBuffering === 'never') return true;
+    if (this.model.loadBuffering === 'any') return false;
     return this.waiting.every((b) => {
       const r = b.r;
       if (r.annot === 'PLAIN') return false;

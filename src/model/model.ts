@@ -18,9 +18,10 @@ export interface Model {
    * program order than another read): 'never' if the model keeps every read
    * before every later write; 'unordered' if it allows the cycle only when
    * some read-to-write pair is out of its preserved program order (as the
-   * LKMM, with rf between marked accesses in happens-before).
+   * LKMM, with rf between marked accesses in happens-before); 'any' to
+   * have every such cycle explored and judged (no assumption at all).
    */
-  loadBuffering: 'never' | 'unordered';
+  loadBuffering: 'never' | 'unordered' | 'any';
   /**
    * Whether marked accesses in critical sections of one lock are ordered by
    * the lock: a read sees the writes of earlier critical sections (or later
@@ -36,8 +37,16 @@ export interface Model {
    */
   check(x: Execution, opts?: { prefix?: boolean }): Verdict;
   /**
-   * The relations that explain a verdict, by name (for traces): for an
-   * inconsistent execution, the cycle of the violated axiom.
+   * Why an inconsistent execution is forbidden: a cycle of the relation the
+   * violated axiom requires acyclic (or irreflexive), with its name.
    */
-  explain?(x: Execution, axiom: string): number[] | null;
+  explain?(x: Execution, axiom: string): Highlight | undefined;
+}
+
+/** A cycle to show, as event-id pairs in order, and the relation it is of. */
+export interface Highlight {
+  name: string;
+  edges: [number, number][];
+  /** Per edge, the part of the relation it belongs to (e.g. ppo, rfe, prop for hb). */
+  labels?: string[];
 }

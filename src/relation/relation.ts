@@ -420,6 +420,39 @@ export class Relation {
     for (let m = 0; m < this.w; m++) this.buf[base + m] |= s.buf[s.off + m];
   }
 
+  /** Some cycle (a self-loop counts), as its edges in order; undefined if acyclic. */
+  cycle(): [number, number][] | undefined {
+    const n = this.n;
+    const color = new Uint8Array(n);
+    const parent = new Int32Array(n).fill(-1);
+    for (let s = 0; s < n; s++) {
+      if (color[s] !== 0) continue;
+      const stack: [number, number[]][] = [[s, this.successors(s)]];
+      color[s] = 1;
+      while (stack.length > 0) {
+        const [v, out] = stack[stack.length - 1];
+        const u = out.pop();
+        if (u === undefined) {
+          color[v] = 2;
+          stack.pop();
+          continue;
+        }
+        if (color[u] === 1) {
+          // Back edge v -> u: the cycle is u ... v -> u along the stack.
+          const edges: [number, number][] = [[v, u]];
+          for (let k = v; k !== u; k = parent[k]) edges.unshift([parent[k], k]);
+          return edges;
+        }
+        if (color[u] === 0) {
+          color[u] = 1;
+          parent[u] = v;
+          stack.push([u, this.successors(u)]);
+        }
+      }
+    }
+    return undefined;
+  }
+
   /** Successors of event i. */
   successors(i: number): number[] {
     const out: number[] = [];

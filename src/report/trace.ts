@@ -7,14 +7,18 @@ import type { CheckResult } from '../check.js';
 import { formatValue } from '../check.js';
 import type { Event } from '../events/event.js';
 import { explore } from '../explore/explorer.js';
+import { forbiddenCandidate, type ExploreLimits } from '../explore/forbidden.js';
 import type { Execution } from '../model/execution.js';
 import type { Model } from '../model/model.js';
 import { insertFence } from '../program/edit.js';
 import type { Program } from '../program/program.js';
 import { Relation } from '../relation/relation.js';
+import { eventText, stepNumbers } from './steps.js';
 
 export interface TraceOptions {
   tryFixes?: boolean;
+  /** Limits for the search of a forbidden candidate (when nothing satisfies the condition). */
+  limits?: ExploreLimits;
 }
 
 export function traceReport(r: CheckResult, model: Model, opts: TraceOptions = {}): string {
@@ -25,12 +29,16 @@ export function traceReport(r: CheckResult, model: Model, opts: TraceOptions = {
     prog.observed.map((o, i) => `${o.kind === 'reg' ? `${o.thread}:${o.name}` : `[${o.name}]`}=${formatValue(prog, values[i])};`).join(' ');
   if (outcomes.length === 0) {
     out.push(`No consistent execution satisfies "${r.condition}" under ${model.name}.`);
-    const fw = r.exploration.forbiddenWitness;
-    if (fw && fw.size > 0) {
-      for (const { exec, axiom, values } of fw.values()) {
-        out.push(`Candidate reaching ${label(values)} is forbidden by the "${axiom}" axiom:`);
-        out.push(...describe(prog, exec));
-        break;
+    const fw = forbiddenCandidate(r, model, opts.limits);
+    if (fw) {
+      out.push(`Candidate reaching ${label(fw.values)} is forbidden by the "${fw.axiom}" axiom:`);
+      out.push(...describe(prog, fw.exec));
+      const cycle = model.explain?.(fw.exec, fw.axiom);
+      if (cycle) {
+        const steps = stepNumbers(fw.exec);
+        const name = (id: number) => steps.get(id) ?? `init ${prog.locations[fw.exec.events[id].loc]}`;
+        const path = cycle.edges.map(([a], i) => `${name(a)} -${cycle.labels?.[i] ?? cycle.name}-> `).join('') + name(cycle.edges[0][0]);
+        out.push(`  the ${cycle.name} cycle: ${path}`);
       }
     }
     return out.join('\n');
@@ -45,41 +53,6 @@ export function traceReport(r: CheckResult, model: Model, opts: TraceOptions = {
     out.push('');
   }
   return out.join('\n').trimEnd();
-}
-
-function stepNumbers(x: Execution): Map<number, string> {
-  const steps = new Map<number, string>();
-  const count = new Map<number, number>();
-  const byPc = new Map<string, string>();
-  for (const e of [...x.events].sort((a, b) => a.thread - b.thread || a.poIndex - b.poIndex)) {
-    if (e.thread < 0) continue;
-    const key = `${e.thread}:${e.pc}`;
-    let s = byPc.get(key);
-    if (!s) {
-      const n = (count.get(e.thread) ?? 0) + 1;
-      count.set(e.thread, n);
-      s = `P${e.thread}.${n}`;
-      byPc.set(key, s);
-    }
-    steps.set(e.id, s);
-  }
-  return steps;
-}
-
-function eventText(prog: Program, x: Execution, e: Event, steps: Map<number, string>): string {
-  const loc = e.loc >= 0 ? prog.locations[e.loc] : '';
-  const v = formatValue(prog, e.value);
-  if (e.kind === 'F') return e.srcu ? `synchronize_srcu(${loc})` : `fence ${e.fence}`;
-  const what = e.lock ?? (e.kind === 'R' ? 'R' : 'W');
-  let s = `${what} ${loc}=${v}`;
-  if (e.annot !== 'ONCE' && !e.lock) s += ` [${e.annot.toLowerCase()}]`;
-  if (e.kind === 'R') {
-    const src = e.rf >= 0 ? x.events[e.rf] : undefined;
-    if (!src) s += '';
-    else if (src.thread < 0) s += ' (initial value)';
-    else s += ` (from ${steps.get(src.id)})`;
-  }
-  return s;
 }
 
 /** The execution as numbered steps per CPU. */
