@@ -91,6 +91,14 @@ P1(int *x, int *y)
 exists (0:r0=1 /\\ 1:r0=1)
 `;
 
+const COUNTER = `C Spinlock-counter-3
+{}
+${[0, 1, 2]
+  .map((i) => `P${i}(spinlock_t *l, int *c)\n{\n\tint r0;\n\tspin_lock(l);\n\tr0 = READ_ONCE(*c);\n\tWRITE_ONCE(*c, r0 + 1);\n\tspin_unlock(l);\n}`)
+  .join('\n')}
+exists (~c=3)
+`;
+
 const CORR = `C CoRR
 (* Result: Never *)
 {}
@@ -236,6 +244,16 @@ describe('litmus check: output', () => {
     expect(r.stdout).toContain('Candidate reaching 1:r0=1; 1:r1=0; is forbidden by the "happens-before" axiom:');
     // The stale read of buf is prop-before the acquire, which is ppo-before it.
     expect(r.stdout).toContain('the hb cycle: P1.2 -prop-> P1.1 -ppo-> P1.2');
+  });
+
+  it('--trace says so when the search for a forbidden candidate runs out of its limits', () => {
+    // Mutual exclusion settles three critical sections in 6 executions; the
+    // search, which assumes nothing about locks, needs more than 10.
+    writeFileSync(join(dir, 'counter.litmus'), COUNTER);
+    const r = litmus('check', '-q', '--trace', '--max-executions', '10', 'counter.litmus');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain('Spinlock-counter-3: Never (0 of 6 executions)');
+    expect(r.stdout).toContain('(No forbidden candidate to show: the search for one gave up: more than 10 candidate executions.)');
   });
 
   it('--dot writes a Graphviz picture per test and says where', () => {

@@ -286,7 +286,7 @@ exists (0:r0=1 /\\ 1:r0=1)
   it('finds the load-buffering candidate the checking run never builds, and its hb cycle', () => {
     const r = checkSource(lbRelAcq, { model: lkmm });
     expect(r.observation).toBe('Never');
-    const fw = forbiddenCandidate(r, lkmm);
+    const fw = forbiddenCandidate(r, lkmm).found;
     expect(fw?.axiom).toBe('happens-before');
     expect(fw?.values).toEqual([1, 1]);
     const why = lkmm.explain!(fw!.exec, fw!.axiom)!;

@@ -23,21 +23,47 @@ export interface ForbiddenCandidate {
   values: number[];
 }
 
-/** A forbidden candidate satisfying r's condition, or undefined (none, or a limit stopped the search). */
-export function forbiddenCandidate(r: CheckResult, model: Model, limits: ExploreLimits = {}): ForbiddenCandidate | undefined {
+/** At most this much of the limits goes to the search: it explains, it does not decide. */
+export const SEARCH_BUDGET = { maxExecutions: 200_000, timeoutMs: 3_000 };
+
+/**
+ * A forbidden candidate satisfying r's condition; `stopped` says why there
+ * is none when the search ran out of its budget (or of the given limits,
+ * if smaller) before finding one.
+ */
+export function forbiddenCandidate(
+  r: CheckResult,
+  model: Model,
+  limits: ExploreLimits = {},
+): { found?: ForbiddenCandidate; stopped?: string } {
   const known = r.exploration.forbiddenWitness?.values().next().value;
-  if (known) return known;
+  if (known) return { found: known };
+  const cached = searched.get(r);
+  if (cached) return cached;
+  const result = search(r, model, limits);
+  searched.set(r, result);
+  return result;
+}
+
+/** Searches made, per checked test (a trace and a picture share one). */
+const searched = new WeakMap<CheckResult, { found?: ForbiddenCandidate; stopped?: string }>();
+
+function search(r: CheckResult, model: Model, limits: ExploreLimits): { found?: ForbiddenCandidate; stopped?: string } {
   const finalOnly: Model = {
     ...model,
     mutualExclusion: false,
     loadBuffering: 'any',
     check: (x, opts) => (opts?.prefix ? { consistent: true, flags: [] } : model.check(x)),
   };
+  const budget = {
+    maxExecutions: Math.min(limits.maxExecutions ?? Infinity, SEARCH_BUDGET.maxExecutions),
+    timeoutMs: Math.min(limits.timeoutMs ?? Infinity, SEARCH_BUDGET.timeoutMs),
+  };
   try {
-    const ex = explore(r.program, finalOnly, { ...limits, keepWitnesses: true });
-    return ex.forbiddenWitness?.values().next().value;
+    const ex = explore(r.program, finalOnly, { ...budget, keepWitnesses: true });
+    return { found: ex.forbiddenWitness?.values().next().value };
   } catch (e) {
-    if (e instanceof LimitError) return undefined;
+    if (e instanceof LimitError) return { stopped: e.message.replace(/ \(--[a-z-]+\)$/, '') };
     throw e;
   }
 }

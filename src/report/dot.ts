@@ -17,7 +17,7 @@ export function dotForResult(r: CheckResult, model: Model, limits: ExploreLimits
   const prog = r.program;
   const w = r.exploration.outcomes.find((o) => o.positive && o.witness);
   if (w?.witness) return dotGraph(prog, w.witness, `${prog.name}: an execution satisfying ${r.condition}`);
-  const fw = forbiddenCandidate(r, model, limits);
+  const fw = forbiddenCandidate(r, model, limits).found;
   if (!fw) return undefined;
   const hl = model.explain?.(fw.exec, fw.axiom);
   return dotGraph(prog, fw.exec, `${prog.name}: a candidate satisfying ${r.condition}, forbidden by "${fw.axiom}"`, hl);

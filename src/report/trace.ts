@@ -29,7 +29,8 @@ export function traceReport(r: CheckResult, model: Model, opts: TraceOptions = {
     prog.observed.map((o, i) => `${o.kind === 'reg' ? `${o.thread}:${o.name}` : `[${o.name}]`}=${formatValue(prog, values[i])};`).join(' ');
   if (outcomes.length === 0) {
     out.push(`No consistent execution satisfies "${r.condition}" under ${model.name}.`);
-    const fw = forbiddenCandidate(r, model, opts.limits);
+    const { found: fw, stopped } = forbiddenCandidate(r, model, opts.limits);
+    if (stopped) out.push(`(No forbidden candidate to show: the search for one gave up: ${stopped}.)`);
     if (fw) {
       out.push(`Candidate reaching ${label(fw.values)} is forbidden by the "${fw.axiom}" axiom:`);
       out.push(...describe(prog, fw.exec));
