@@ -256,17 +256,111 @@ export const lkmm: Model = {
         propagation: ['pb', () => L.pb],
         rcu: ['rb', () => L.rb],
       };
+      if (axiom === 'atomic') {
+        // An RMW whose read and write another thread's write comes between.
+        for (const [a, b] of L.rmwAll.pairs()) {
+          for (const m of L.fre.successors(a)) {
+            if (L.coe.has(m, b)) return { name: 'atomic', edges: [[a, m], [m, b]], labels: ['fre', 'coe'] };
+          }
+        }
+        return undefined;
+      }
       const pick = byAxiom[axiom];
       const edges = pick?.[1]().cycle();
       if (!edges) return undefined;
-      // hb = ppo | rfe | prop & int: say which term each step is.
-      const labels = axiom === 'happens-before'
-        ? edges.map(([a, b]) => (L.ppo.has(a, b) ? 'ppo' : L.rfe.has(a, b) ? 'rfe' : 'prop'))
-        : undefined;
-      return { name: pick[0], edges, labels };
+      // Spell hb and pb steps out in the terms that make them.
+      const steps: Step[] = [];
+      for (const [a, b] of edges) {
+        const spelled = axiom === 'coherence'
+          ? [[a, b, L.poLoc.has(a, b) ? 'po-loc' : x.rel.rf.has(a, b) ? 'rf' : x.rel.co.has(a, b) ? 'co' : 'fr'] as Step]
+          : axiom === 'happens-before' ? hbSteps(L, a, b)
+          : axiom === 'propagation' ? pbSteps(L, a, b)
+          : axiom === 'rcu' ? rbSteps(L, a, b)
+          : undefined;
+        steps.push(...(spelled ?? [[a, b, pick[0]]]));
+      }
+      return { name: pick[0], edges: steps.map(([a, b]) => [a, b]), labels: steps.map(([, , l]) => l) };
     });
   },
 };
+
+/** One step of an explained cycle: from, to, the relation that links them. */
+type Step = [number, number, string];
+type LkmmRelations = ReturnType<typeof lkmmRelations>;
+
+/** hb = ppo | rfe | (prop \ id) & int, one edge in those terms. */
+function hbSteps(L: LkmmRelations, a: number, b: number): Step[] | undefined {
+  if (L.ppo.has(a, b)) return [[a, b, 'ppo']];
+  if (L.rfe.has(a, b)) return [[a, b, 'rfe']];
+  return propSteps(L, a, b);
+}
+
+/** prop = (overwrite & ext)? ; cumul-fence* ; rfe?, one edge as its path. */
+function propSteps(L: LkmmRelations, a: number, b: number): Step[] | undefined {
+  const firsts: [number, Step[]][] = [[a, []]];
+  for (const v of L.coe.successors(a)) firsts.push([v, [[a, v, 'coe']]]);
+  for (const v of L.fre.successors(a)) firsts.push([v, [[a, v, 'fre']]]);
+  const lasts: [number, Step[]][] = [[b, []]];
+  for (let u = 0; u < L.rfe.n; u++) if (L.rfe.has(u, b)) lasts.push([u, [[u, b, 'rfe']]]);
+  for (const [m1, head] of firsts) {
+    for (const [m2, tail] of lasts) {
+      const path = L.cumulFence.path(m1, m2);
+      if (!path) continue;
+      const mid: Step[] = path.slice(1).flatMap((v, i) => cumulFenceSteps(L, path[i], v));
+      return [...head, ...mid, ...tail];
+    }
+  }
+  return undefined;
+}
+
+/**
+ * cumul-fence = A-cumul(strong-fence | po-rel) | wmb | po-unlock-lock-po
+ * (then rmw-sequence), one edge named by its term; A-cumul's rfe apart.
+ */
+function cumulFenceSteps(L: LkmmRelations, u: number, v: number): Step[] {
+  const direct = (p: number, q: number) =>
+    L.poRel.has(p, q) ? 'po-rel' : L.strongFence.has(p, q) ? 'strong-fence' : L.wmb.has(p, q) ? 'wmb'
+      : L.poUnlockLockPo.has(p, q) ? 'po-unlock-lock-po' : undefined;
+  const d = direct(u, v);
+  if (d) return [[u, v, d]];
+  for (const m of L.rfe.successors(u)) {
+    const t = L.poRel.has(m, v) ? 'po-rel' : L.strongFence.has(m, v) ? 'strong-fence' : undefined;
+    if (t) return [[u, m, 'rfe'], [m, v, t]];
+  }
+  return [[u, v, 'cumul-fence']];
+}
+
+/** rb = prop ; rcu-fence ; hb* ; pb* ; [Marked], one edge as its path. */
+function rbSteps(L: LkmmRelations, a: number, b: number): Step[] | undefined {
+  const hbOrPb = L.hb.or(L.pb);
+  for (const m1 of L.prop.successors(a)) {
+    for (const m2 of L.rcuFence.successors(m1)) {
+      const path = hbOrPb.path(m2, b);
+      if (!path) continue;
+      const rest: Step[] = [];
+      for (let i = 0; i + 1 < path.length; i++) {
+        const [p, q] = [path[i], path[i + 1]];
+        rest.push(...((L.hb.has(p, q) ? hbSteps(L, p, q) : pbSteps(L, p, q)) ?? [[p, q, L.hb.has(p, q) ? 'hb' : 'pb']]));
+      }
+      return [...(propSteps(L, a, m1) ?? [[a, m1, 'prop']]), [m1, m2, 'rcu-fence'], ...rest];
+    }
+  }
+  return undefined;
+}
+
+/** pb = prop ; strong-fence ; hb*, one edge as its path. */
+function pbSteps(L: LkmmRelations, a: number, b: number): Step[] | undefined {
+  for (const m1 of L.prop.successors(a)) {
+    for (const m2 of L.strongFence.successors(m1)) {
+      const path = L.hb.path(m2, b);
+      if (!path) continue;
+      const hbs: Step[] = [];
+      for (let i = 0; i + 1 < path.length; i++) hbs.push(...(hbSteps(L, path[i], path[i + 1]) ?? [[path[i], path[i + 1], 'hb']]));
+      return [...(propSteps(L, a, m1) ?? [[a, m1, 'prop']]), [m1, m2, 'strong-fence'], ...hbs];
+    }
+  }
+  return undefined;
+}
 
 function checkAxioms(x: Execution, st: StaticLkmm, prefix: boolean): Verdict {
   {

@@ -34,6 +34,11 @@ export interface ExploreOptions {
   timeoutMs?: number;
   /** Keep one witnessing execution per final state that satisfies the condition (for traces). */
   keepWitnesses?: boolean;
+  /**
+   * Build incoherent candidates too, leaving coherence and atomicity to the
+   * model's final judgement (for finding forbidden candidates to explain).
+   */
+  keepIncoherent?: boolean;
 }
 
 export interface Outcome {
@@ -866,6 +871,7 @@ class Explorer {
    * location, over what is decided so far.
    */
   private coherentAt(loc: number): boolean {
+    if (this.opts.keepIncoherent) return true;
     const ids = this.byLoc[loc];
     const list = this.co[loc];
     const n = ids.length;

@@ -1,10 +1,10 @@
 // For explanations of a "Never": a candidate execution that reaches the
 // condition but that the model forbids. The checking exploration rarely
 // completes one (it stops extending a prefix the model already rejects, and
-// skips lock orders, reads and load-buffering cycles the model rules out
-// wholesale), so this explores again with only the final judgement: every
-// candidate is completed, and the first one that satisfies the condition is
-// kept with the axiom it breaks.
+// skips incoherent choices, lock orders, reads and load-buffering cycles
+// the model rules out wholesale), so this explores again with only the
+// final judgement: every candidate is completed, and the first one that
+// satisfies the condition is kept with the axiom it breaks.
 
 import type { CheckResult } from '../check.js';
 import type { Execution } from '../model/execution.js';
@@ -60,7 +60,7 @@ function search(r: CheckResult, model: Model, limits: ExploreLimits): { found?: 
     timeoutMs: Math.min(limits.timeoutMs ?? Infinity, SEARCH_BUDGET.timeoutMs),
   };
   try {
-    const ex = explore(r.program, finalOnly, { ...budget, keepWitnesses: true });
+    const ex = explore(r.program, finalOnly, { ...budget, keepWitnesses: true, keepIncoherent: true });
     return { found: ex.forbiddenWitness?.values().next().value };
   } catch (e) {
     if (e instanceof LimitError) return { stopped: e.message.replace(/ \(--[a-z-]+\)$/, '') };

@@ -453,6 +453,27 @@ export class Relation {
     return undefined;
   }
 
+  /** A shortest path from a to b along the relation, as its events (just [a] when a = b). */
+  path(a: number, b: number): number[] | undefined {
+    if (a === b) return [a];
+    const prev = new Int32Array(this.n).fill(-1);
+    prev[a] = a;
+    const queue = [a];
+    for (let q = 0; q < queue.length; q++) {
+      for (const v of this.successors(queue[q])) {
+        if (prev[v] >= 0) continue;
+        prev[v] = queue[q];
+        if (v === b) {
+          const out = [b];
+          for (let k = b; k !== a; k = prev[k]) out.unshift(prev[k]);
+          return out;
+        }
+        queue.push(v);
+      }
+    }
+    return undefined;
+  }
+
   /** Successors of event i. */
   successors(i: number): number[] {
     const out: number[] = [];

@@ -31,6 +31,10 @@ export function traceReport(r: CheckResult, model: Model, opts: TraceOptions = {
     out.push(`No consistent execution satisfies "${r.condition}" under ${model.name}.`);
     const { found: fw, stopped } = forbiddenCandidate(r, model, opts.limits);
     if (stopped) out.push(`(No forbidden candidate to show: the search for one gave up: ${stopped}.)`);
+    else if (!fw) {
+      out.push('Not even an inconsistent candidate execution reaches it: the program (its values, branches and');
+      out.push('locks) rules it out before any memory model is asked.');
+    }
     if (fw) {
       out.push(`Candidate reaching ${label(fw.values)} is forbidden by the "${fw.axiom}" axiom:`);
       out.push(...describe(prog, fw.exec));
@@ -38,8 +42,13 @@ export function traceReport(r: CheckResult, model: Model, opts: TraceOptions = {
       if (cycle) {
         const steps = stepNumbers(fw.exec);
         const name = (id: number) => steps.get(id) ?? `init ${prog.locations[fw.exec.events[id].loc]}`;
-        const path = cycle.edges.map(([a], i) => `${name(a)} -${cycle.labels?.[i] ?? cycle.name}-> `).join('') + name(cycle.edges[0][0]);
-        out.push(`  the ${cycle.name} cycle: ${path}`);
+        const path = cycle.edges.map(([a], i) => `${name(a)} -${cycle.labels?.[i] ?? cycle.name}-> `).join('');
+        if (cycle.name === 'atomic') {
+          // Not a cycle: the RMW's read, the write between, the RMW's write.
+          out.push(`  not atomic: ${path}${name(cycle.edges[cycle.edges.length - 1][1])}`);
+        } else {
+          out.push(`  the ${cycle.name} cycle: ${path}${name(cycle.edges[0][0])}`);
+        }
       }
     }
     return out.join('\n');
