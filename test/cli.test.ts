@@ -264,6 +264,12 @@ describe('litmus check: output', () => {
     expect(r.stdout).toContain('Not even an inconsistent candidate execution reaches it');
   });
 
+  it('--dot into something that is not a folder is bad input, not a crash', () => {
+    const r = litmus('check', '-q', '--dot', 'sb.litmus', 'sb.litmus');
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim()).toBe('litmus: cannot create the --dot folder sb.litmus: not a folder');
+  });
+
   it('--dot writes a Graphviz picture per test and says where', () => {
     const r = litmus('check', '-q', '--dot', 'pictures', 'sb.litmus', join('suite', 'lb.litmus'), join('suite', 'mp.litmus'));
     expect(r.status).toBe(0);

@@ -1,6 +1,6 @@
 // What `litmus check` and `litmus merge` do, once the arguments are parsed.
 
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
 import { resolveInputs, shard } from './inputs.js';
@@ -27,6 +27,14 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
   for (const m of missing) {
     console.error(`${m}: no such file, folder or bundled test`);
     status = 2;
+  }
+  if (o.dot !== undefined) {
+    try {
+      ensureDir(o.dot);
+    } catch (e) {
+      console.error(`litmus: cannot create the --dot folder ${o.dot}: ${(e as Error).message}`);
+      return 2;
+    }
   }
   let files = all;
   if (o.shard) {
@@ -114,4 +122,21 @@ export function runMerge(files: string[]): number {
   const mism = all.filter((r) => r.matches === false).length;
   console.error(`merged ${all.length} results from ${files.length} files; ${mism} mismatch${mism === 1 ? '' : 'es'}`);
   return mism > 0 ? 1 : 0;
+}
+
+/**
+ * Creates a folder and its missing parents, one level at a time (Node's
+ * recursive mkdir can spin forever under /proc).
+ */
+function ensureDir(dir: string): void {
+  const missing: string[] = [];
+  let d = resolve(dir);
+  while (!existsSync(d)) {
+    missing.unshift(d);
+    const parent = dirname(d);
+    if (parent === d) break;
+    d = parent;
+  }
+  for (const m of missing) mkdirSync(m);
+  if (!statSync(resolve(dir)).isDirectory()) throw new Error('not a folder');
 }

@@ -1,7 +1,7 @@
 // Checks one file and renders everything a command may print about it, as
 // plain data (so that worker threads can send it back).
 
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { checkSource, type CheckResult } from '../check.js';
 import { getModel } from '../../models/index.js';
@@ -80,9 +80,12 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
       const { dotForResult } = await import('../report/dot.js');
       const graph = dotForResult(r, model, { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs });
       if (graph) {
-        mkdirSync(opts.dot, { recursive: true });
         dot = join(opts.dot, `${basename(file).replace(/\.litmus$/, '')}.dot`);
-        writeFileSync(dot, graph);
+        try {
+          writeFileSync(dot, graph);
+        } catch (e) {
+          return { file, status: 2, error: `${file}: cannot write the picture ${dot}: ${(e as Error).message}` };
+        }
       }
     }
     return { file, status, herd: herdBlock(r), human: humanLine(r), trace, dot, json: toJson(file, r, meta), meta };
