@@ -2,8 +2,9 @@
 // events in program order; initial writes sit on top. Edges are the
 // execution's communication: rf (red), co (blue, immediate steps only), fr
 // (orange, to the next write in co); for a candidate the model forbids, the
-// edges of the violated axiom's cycle are drawn bold and labelled with the
-// LKMM relation (hb, pb, rb, ...). Render with `dot -Tsvg FILE.dot`.
+// steps of the violated axiom's cycle are drawn bold, each labelled with the
+// axiom's relation and the term it comes from ("hb: fre", "pb: strong-fence",
+// ...: Model.explain). Render with `dot -Tsvg FILE.dot`.
 
 import { formatValue, type CheckResult } from '../check.js';
 import type { Execution } from '../model/execution.js';
