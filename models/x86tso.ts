@@ -5,7 +5,8 @@
 // and RCU read-side markers are only compiler barriers there.
 
 import type { Execution } from '../src/model/execution.js';
-import type { Model, Verdict } from '../src/model/model.js';
+import type { Highlight, Model, Verdict } from '../src/model/model.js';
+import { scratch } from '../src/relation/relation.js';
 
 export const x86tso: Model = {
   name: 'x86-tso',
@@ -13,21 +14,39 @@ export const x86tso: Model = {
   loadBuffering: 'never',
   description: 'x86-TSO: program order except store->load, plus full fences and locked RMWs',
   check(x: Execution): Verdict {
-    const S = x.sets;
-    const { po, rf, co, rmw, ext, loc } = x.rel;
-    const M = S.M;
-    const fr = rf.inv().seq(co);
-    const com = rf.or(co, fr);
+    const { po, loc, rmw, ext } = x.rel;
+    const { co, fr, com, ghb } = tsoRelations(x);
     if (!po.and(loc).or(com).acyclic()) return { consistent: false, violated: 'coherence', flags: [] };
     if (!rmw.and(fr.and(ext).seq(co.and(ext))).isEmpty()) return { consistent: false, violated: 'atomic', flags: [] };
-    // Locked: RMW instructions and lock operations.
-    const locked = S.RMW.or(S.LKR, S.LKW, S.UL, S.LF);
-    const full = S.fence('mb').or(S.fence('sync-rcu'), S.SyncSrcu);
-    const ppo = po.restrict(M, M).minus(S.W.cross(S.R));
-    const fenced = po.seq(full.id()).seq(po).restrict(M, M)
-      .or(po.restrict(locked, M), po.restrict(M, locked));
-    const ghb = ppo.or(fenced, rf.and(ext), co, fr);
     if (!ghb.acyclic()) return { consistent: false, violated: 'tso', flags: [] };
     return { consistent: true, flags: [] };
   },
+  explain(x: Execution, axiom: string): Highlight | undefined {
+    if (axiom !== 'tso') return undefined;
+    return scratch(() => {
+      const { rf, co, ppo, fenced, ghb } = tsoRelations(x);
+      const edges = ghb.cycle();
+      if (!edges) return undefined;
+      const labels = edges.map(([a, b]) =>
+        ppo.has(a, b) ? 'ppo' : fenced.has(a, b) ? 'fence' : rf.has(a, b) ? 'rfe' : co.has(a, b) ? 'co' : 'fr');
+      return { name: 'ghb', edges, labels };
+    });
+  },
 };
+
+/** x86-TSO's relations: global happens-before is ppo | fenced | rfe | co | fr. */
+function tsoRelations(x: Execution) {
+  const S = x.sets;
+  const { po, rf, co, ext } = x.rel;
+  const M = S.M;
+  const fr = rf.inv().seq(co);
+  const com = rf.or(co, fr);
+  // Locked: RMW instructions and lock operations.
+  const locked = S.RMW.or(S.LKR, S.LKW, S.UL, S.LF);
+  const full = S.fence('mb').or(S.fence('sync-rcu'), S.SyncSrcu);
+  const ppo = po.restrict(M, M).minus(S.W.cross(S.R));
+  const fenced = po.seq(full.id()).seq(po).restrict(M, M)
+    .or(po.restrict(locked, M), po.restrict(M, locked));
+  const ghb = ppo.or(fenced, rf.and(ext), co, fr);
+  return { rf, co, fr, com, ppo, fenced, ghb };
+}

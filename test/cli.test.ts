@@ -257,6 +257,13 @@ describe('litmus check: output', () => {
     expect(r.stdout).toContain('(No forbidden candidate to show: the search for one gave up: more than 10 candidate executions.)');
   });
 
+  it('--trace names the cycle under SC and x86-TSO too', () => {
+    const sc = litmus('check', '-q', '--trace', '-m', 'sc', 'sb.litmus');
+    expect(sc.stdout).toContain('the sc cycle: P1.2 -fr-> P0.1 -po-> P0.2 -fr-> P1.1 -po-> P1.2');
+    const tso = litmus('check', '-q', '--trace', '-m', 'x86-tso', join('suite', 'mp.litmus'));
+    expect(tso.stdout).toContain('the ghb cycle: P1.2 -fr-> P0.1 -ppo-> P0.2 -rfe-> P1.1 -ppo-> P1.2');
+  });
+
   it('--trace says when no candidate at all reaches the condition', () => {
     writeFileSync(join(dir, 'two.litmus'), 'C Two\n{}\nP0(int *x)\n{\n\tint r0;\n\tr0 = READ_ONCE(*x);\n}\nP1(int *x)\n{\n\tWRITE_ONCE(*x, 1);\n}\nexists (0:r0=2)\n');
     const r = litmus('check', '-q', '--trace', 'two.litmus');
