@@ -283,7 +283,8 @@ describe('litmus check: output', () => {
     expect(r.stdout).toContain(`picture: ${join('pictures', 'sb.dot')}`);
     const sb = readFileSync(join(dir, 'pictures', 'sb.dot'), 'utf8');
     expect(sb).toMatch(/^digraph "SB\+poonceonces" \{/);
-    expect(sb).toContain('subgraph cluster_P0');
+    expect(sb).toContain('P0 [label="P0", shape=plaintext');
+    expect(sb).toMatch(/e\d+ \[label="P1\.2 READ_ONCE \(line \d+\)\\nR x0=0 \(initial value\)", pos="4\.00,-3\.00!"\]/);
     expect(sb).toMatch(/-> e\d+ \[label="fr"/);
     // A Never draws the forbidden candidate with its hb cycle.
     const mp = readFileSync(join(dir, 'pictures', 'mp.dot'), 'utf8');

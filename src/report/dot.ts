@@ -30,42 +30,47 @@ const quote = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').r
 export function dotGraph(prog: Program, x: Execution, title: string, highlight?: Highlight): string {
   const steps = stepNumbers(x);
   const node = (id: number) => `e${id}`;
+  // Every node is pinned (neato honours pos="x,y!", in inches): dot's own
+  // layout of clusters crossed by many edges fails on some executions.
+  const COL = 4.0;
+  const ROW = 1.0;
+  const at = (col: number, row: number) => `pos="${(col * COL).toFixed(2)},${(-row * ROW).toFixed(2)}!"`;
   const out: string[] = [
     `digraph ${quote(prog.name)} {`,
-    `  label=${quote(title)}; labelloc=t; fontname="Helvetica"; newrank=true;`,
+    `  layout=neato; splines=true; overlap=true; label=${quote(title)}; labelloc=t; fontname="Helvetica";`,
     '  node [shape=box, style=rounded, fontname="Helvetica", fontsize=11];',
     '  edge [fontname="Helvetica", fontsize=10];',
   ];
-  // Initial writes of the locations the execution touches, on one row.
+  // Initial writes of the locations the execution touches, on the top row.
   const touched = new Set(x.events.filter((e) => e.thread >= 0 && e.loc >= 0).map((e) => e.loc));
   const inits = x.events.filter((e) => e.thread < 0 && touched.has(e.loc));
-  if (inits.length > 0) {
-    out.push('  subgraph cluster_init {', '    label="initial state"; style=dashed;');
-    for (const e of inits) out.push(`    ${node(e.id)} [label=${quote(`${prog.locations[e.loc]}=${formatValue(prog, e.value)}`)}];`);
-    out.push('  }');
-  }
+  const spread = Math.max(1, prog.threads.length - 1) / Math.max(1, inits.length - 1);
+  inits.forEach((e, i) => {
+    const label = `init ${prog.locations[e.loc]}=${formatValue(prog, e.value)}`;
+    out.push(`  ${node(e.id)} [label=${quote(label)}, style="rounded,dashed", ${at(inits.length > 1 ? i * spread : 0, 0)}];`);
+  });
+  // One column per CPU, its events in program order below its name.
   for (const th of prog.threads) {
     const evs = x.events.filter((e) => e.thread === th.index).sort((a, b) => a.poIndex - b.poIndex);
     if (evs.length === 0) continue;
-    out.push(`  subgraph cluster_P${th.index} {`, `    label="P${th.index}";`);
-    for (const e of evs) {
+    out.push(`  P${th.index} [label="P${th.index}", shape=plaintext, fontsize=14, ${at(th.index, 1)}];`);
+    evs.forEach((e, i) => {
       const line = e.pos ? ` (line ${e.pos.line})` : '';
       const label = `${steps.get(e.id)} ${e.text ?? ''}${line}\n${eventText(prog, x, e, steps)}`;
-      out.push(`    ${node(e.id)} [label=${quote(label)}];`);
-    }
-    for (let i = 0; i + 1 < evs.length; i++) out.push(`    ${node(evs[i].id)} -> ${node(evs[i + 1].id)} [label="po", weight=10];`);
-    out.push('  }');
+      out.push(`  ${node(e.id)} [label=${quote(label)}, ${at(th.index, i + 2)}];`);
+    });
+    for (let i = 0; i + 1 < evs.length; i++) out.push(`  ${node(evs[i].id)} -> ${node(evs[i + 1].id)} [label="po"];`);
   }
   const shown = (id: number) => x.events[id].thread >= 0 || touched.has(x.events[id].loc);
   for (const e of x.events) {
     if (e.kind === 'R' && e.rf >= 0 && shown(e.rf)) {
-      out.push(`  ${node(e.rf)} -> ${node(e.id)} [label="rf", color=red, fontcolor=red, constraint=false];`);
+      out.push(`  ${node(e.rf)} -> ${node(e.id)} [label="rf", color=red, fontcolor=red];`);
     }
   }
   for (const l of x.co) {
     for (let i = 0; i + 1 < l.length; i++) {
       if (!shown(l[i])) continue;
-      out.push(`  ${node(l[i])} -> ${node(l[i + 1])} [label="co", color=blue, fontcolor=blue, constraint=false];`);
+      out.push(`  ${node(l[i])} -> ${node(l[i + 1])} [label="co", color=blue, fontcolor=blue];`);
     }
   }
   for (const e of x.events) {
@@ -73,13 +78,13 @@ export function dotGraph(prog: Program, x: Execution, title: string, highlight?:
     const l = x.co[e.loc];
     const next = l ? l[l.indexOf(e.rf) + 1] : undefined;
     if (next !== undefined) {
-      out.push(`  ${node(e.id)} -> ${node(next)} [label="fr", color=orange, fontcolor=orange, constraint=false];`);
+      out.push(`  ${node(e.id)} -> ${node(next)} [label="fr", color=orange, fontcolor=orange];`);
     }
   }
   if (highlight) {
     highlight.edges.forEach(([a, b], i) => {
       const label = highlight.labels ? `${highlight.name}: ${highlight.labels[i]}` : highlight.name;
-      out.push(`  ${node(a)} -> ${node(b)} [label=${quote(label)}, color=purple, fontcolor=purple, penwidth=2.5, constraint=false];`);
+      out.push(`  ${node(a)} -> ${node(b)} [label=${quote(label)}, color=purple, fontcolor=purple, penwidth=2.5];`);
     });
   }
   out.push('}');
