@@ -5,6 +5,7 @@ import { checkSource } from '../src/check.js';
 import { lkmm } from '../models/lkmm.js';
 import fc from 'fast-check';
 import { forbiddenCandidate } from '../src/explore/forbidden.js';
+import { traceReport } from '../src/report/trace.js';
 import { Relation } from '../src/relation/relation.js';
 
 const verdict = (text: string) => checkSource(text, { model: lkmm }).observation;
@@ -293,6 +294,15 @@ exists (0:r0=1 /\\ 1:r0=1)
     expect(why.name).toBe('hb');
     // A closed walk: each edge starts where the previous one ended.
     why.edges.forEach(([a], i) => expect(why.edges[(i + why.edges.length - 1) % why.edges.length][1]).toBe(a));
+  });
+
+  it('the search gives up within its limits, and the trace says so', () => {
+    const r = checkSource(lbRelAcq, { model: lkmm });
+    expect(forbiddenCandidate(r, lkmm, { maxExecutions: 0 })).toEqual({ stopped: 'more than 0 candidate executions' });
+    const again = checkSource(lbRelAcq, { model: lkmm });
+    expect(traceReport(again, lkmm, { limits: { maxExecutions: 0 } })).toContain(
+      '(No forbidden candidate to show: the search for one gave up: more than 0 candidate executions.)',
+    );
   });
 
   it('Relation.cycle() returns a cycle exactly when the relation is cyclic', () => {

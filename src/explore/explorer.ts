@@ -39,6 +39,8 @@ export interface ExploreOptions {
    * model's final judgement (for finding forbidden candidates to explain).
    */
   keepIncoherent?: boolean;
+  /** Called with each forbidden candidate kept (see keepWitnesses); may throw to stop the exploration. */
+  onForbidden?: (exec: Execution, axiom: string, values: number[]) => void;
 }
 
 export interface Outcome {
@@ -1039,7 +1041,9 @@ class Explorer {
       const ax = verdict.violated ?? 'model';
       this.rejectedBy.set(ax, (this.rejectedBy.get(ax) ?? 0) + 1);
       if (this.opts.keepWitnesses && pos && this.forbidden.size === 0) {
-        this.forbidden.set(key, { exec: snapshot(exec), axiom: ax, values });
+        const kept = { exec: snapshot(exec), axiom: ax, values };
+        this.forbidden.set(key, kept);
+        this.opts.onForbidden?.(kept.exec, ax, values);
       }
       return;
     }

@@ -49,21 +49,39 @@ export function forbiddenCandidate(
 const searched = new WeakMap<CheckResult, { found?: ForbiddenCandidate; stopped?: string }>();
 
 function search(r: CheckResult, model: Model, limits: ExploreLimits): { found?: ForbiddenCandidate; stopped?: string } {
-  const finalOnly: Model = {
-    ...model,
-    mutualExclusion: false,
-    loadBuffering: 'any',
-    check: (x, opts) => (opts?.prefix ? { consistent: true, flags: [] } : model.check(x)),
-  };
   const budget = {
     maxExecutions: Math.min(limits.maxExecutions ?? Infinity, SEARCH_BUDGET.maxExecutions),
     timeoutMs: Math.min(limits.timeoutMs ?? Infinity, SEARCH_BUDGET.timeoutMs),
   };
-  try {
-    const ex = explore(r.program, finalOnly, { ...budget, keepWitnesses: true, keepIncoherent: true });
-    return { found: ex.forbiddenWitness?.values().next().value };
-  } catch (e) {
-    if (e instanceof LimitError) return { stopped: e.message.replace(/ \(--[a-z-]+\)$/, '') };
-    throw e;
+  const deadline = Date.now() + budget.timeoutMs;
+  const finalOnly = (m: Partial<Model>): Model => ({
+    ...model,
+    ...m,
+    check: (x, opts) => (opts?.prefix ? { consistent: true, flags: [] } : model.check(x)),
+  });
+  // First among coherent candidates that respect the model's own shortcuts
+  // (their violations say the most); then among all.
+  const stages: [Model, boolean][] = [
+    [finalOnly({}), false],
+    [finalOnly({ mutualExclusion: false, loadBuffering: 'any' }), true],
+  ];
+  // The first candidate found ends the search.
+  const stop = (exec: Execution, axiom: string, values: number[]) => {
+    throw new Found({ exec, axiom, values });
+  };
+  for (const [m, keepIncoherent] of stages) {
+    try {
+      const timeoutMs = Math.max(1, deadline - Date.now());
+      explore(r.program, m, { maxExecutions: budget.maxExecutions, timeoutMs, keepWitnesses: true, keepIncoherent, onForbidden: stop });
+    } catch (e) {
+      if (e instanceof Found) return { found: e.candidate };
+      if (e instanceof LimitError) return { stopped: e.message.replace(/ \(--[a-z-]+\)$/, '') };
+      throw e;
+    }
   }
+  return {};
+}
+
+class Found {
+  constructor(readonly candidate: ForbiddenCandidate) {}
 }
