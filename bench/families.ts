@@ -88,6 +88,13 @@ function rcu(n: number, updaterFirst = false): string {
   return test(`RCU-${updaterFirst ? 'updater-first-' : ''}readers-${readers}`, procs, `exists (${disj})`);
 }
 
+/** N threads, each reading c into r0 and then writing c (write(i)) inside spin_lock(l). */
+function underLock(n: number, write: (i: number) => string): string[] {
+  return Array.from({ length: n }, (_, i) =>
+    proc(i, ['spinlock_t *l', 'int *c'], ['r0'], ['spin_lock(l);', 'r0 = READ_ONCE(*c);', write(i), 'spin_unlock(l);']),
+  );
+}
+
 /**
  * spinlock-counter: N threads each increment a shared counter inside a
  * spin_lock critical section; the exists clause asks whether an increment
@@ -95,18 +102,7 @@ function rcu(n: number, updaterFirst = false): string {
  */
 function spinlockCounter(n: number): string {
   checkN('spinlock-counter', n, 1);
-  const procs: string[] = [];
-  for (let i = 0; i < n; i++) {
-    procs.push(
-      proc(i, ['spinlock_t *l', 'int *c'], ['r0'], [
-        'spin_lock(l);',
-        'r0 = READ_ONCE(*c);',
-        'WRITE_ONCE(*c, r0 + 1);',
-        'spin_unlock(l);',
-      ]),
-    );
-  }
-  return test(`Spinlock-counter-${n}`, procs, `exists (not (c=${n}))`);
+  return test(`Spinlock-counter-${n}`, underLock(n, () => 'WRITE_ONCE(*c, r0 + 1);'), `exists (not (c=${n}))`);
 }
 
 /**
@@ -118,18 +114,7 @@ function spinlockCounter(n: number): string {
  */
 function spinlockHandoff(n: number): string {
   checkN('spinlock-handoff', n, 2);
-  const procs: string[] = [];
-  for (let i = 0; i < n; i++) {
-    procs.push(
-      proc(i, ['spinlock_t *l', 'int *c'], ['r0'], [
-        'spin_lock(l);',
-        'r0 = READ_ONCE(*c);',
-        `WRITE_ONCE(*c, ${i + 1});`,
-        'spin_unlock(l);',
-      ]),
-    );
-  }
-  return test(`Spinlock-handoff-${n}`, procs, 'exists (0:r0=0 /\\ 1:r0=0)');
+  return test(`Spinlock-handoff-${n}`, underLock(n, (i) => `WRITE_ONCE(*c, ${i + 1});`), 'exists (0:r0=0 /\\ 1:r0=0)');
 }
 
 /**

@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { CLI, ROOT } from './util.js';
+import { MP_REL_ACQ } from './shapes.js';
 
 interface Run {
   status: number | null;
@@ -45,32 +46,6 @@ P1(int *x0, int *x1)
 }
 
 exists (0:r0=0 /\\ 1:r0=0)
-`;
-
-const MP_REL_ACQ = `C MP+pooncerelease+poacquireonce
-
-(*
- * Result: Never
- *)
-
-{}
-
-P0(int *buf, int *flag)
-{
-	WRITE_ONCE(*buf, 1);
-	smp_store_release(flag, 1);
-}
-
-P1(int *buf, int *flag)
-{
-	int r0;
-	int r1;
-
-	r0 = smp_load_acquire(flag);
-	r1 = READ_ONCE(*buf);
-}
-
-exists (1:r0=1 /\\ 1:r1=0)
 `;
 
 const LB = `C LB+poonceonces

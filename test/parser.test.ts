@@ -5,6 +5,7 @@ import { checkSource } from '../src/check.js';
 import { lkmm } from '../models/lkmm.js';
 import type { CondExpr, Expr, LitmusTest, Stmt } from '../src/parse/ast.js';
 import { stripPos } from './util.js';
+import { MP_REL_ACQ } from './shapes.js';
 
 /** A one-process test around `body`, with `init` and a final clause. */
 function one(body: string, opts: { init?: string; params?: string; cond?: string } = {}): string {
@@ -616,31 +617,7 @@ describe('error messages with positions', () => {
 
 describe('whole tests', () => {
   it('parses a kernel-style MP test completely', () => {
-    const t: LitmusTest = parseLitmus(`C MP+pooncerelease+poacquireonce
-
-(*
- * Result: Never
- *)
-
-{}
-
-P0(int *buf, int *flag)
-{
-	WRITE_ONCE(*buf, 1);
-	smp_store_release(flag, 1);
-}
-
-P1(int *buf, int *flag)
-{
-	int r0;
-	int r1;
-
-	r0 = smp_load_acquire(flag);
-	r1 = READ_ONCE(*buf);
-}
-
-exists (1:r0=1 /\\ 1:r1=0)
-`);
+    const t: LitmusTest = parseLitmus(MP_REL_ACQ);
     expect(t.name).toBe('MP+pooncerelease+poacquireonce');
     expect(t.result).toBe('Never');
     expect(t.processes).toHaveLength(2);

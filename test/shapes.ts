@@ -244,3 +244,29 @@ export const SHAPES: Shape[] = [
   },
 ];
 
+/** The kernel's MP+pooncerelease+poacquireonce, as a file would hold it (Result: Never). */
+export const MP_REL_ACQ = `C MP+pooncerelease+poacquireonce
+
+(*
+ * Result: Never
+ *)
+
+{}
+
+P0(int *buf, int *flag)
+{
+	WRITE_ONCE(*buf, 1);
+	smp_store_release(flag, 1);
+}
+
+P1(int *buf, int *flag)
+{
+	int r0;
+	int r1;
+
+	r0 = smp_load_acquire(flag);
+	r1 = READ_ONCE(*buf);
+}
+
+exists (1:r0=1 /\\ 1:r1=0)
+`;

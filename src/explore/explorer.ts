@@ -39,8 +39,16 @@ export interface ExploreOptions {
    * model's final judgement (for finding forbidden candidates to explain).
    */
   keepIncoherent?: boolean;
-  /** Called with each forbidden candidate kept (see keepWitnesses); may throw to stop the exploration. */
-  onForbidden?: (exec: Execution, axiom: string, values: number[]) => void;
+  /** Called with the forbidden candidate kept (see keepWitnesses); may throw to stop the exploration. */
+  onForbidden?: (c: ForbiddenCandidate) => void;
+}
+
+/** A candidate that satisfies the condition but that the model forbids, and why. */
+export interface ForbiddenCandidate {
+  exec: Execution;
+  axiom: string;
+  /** The values of Program.observed, in order. */
+  values: number[];
 }
 
 export interface Outcome {
@@ -68,7 +76,7 @@ export interface ExploreResult {
   /** Executions rejected by each axiom (for explanations). */
   rejectedBy: Map<string, number>;
   /** The first rejected execution found that satisfies the condition (kept with keepWitnesses). */
-  forbiddenWitness?: Map<string, { exec: Execution; axiom: string; values: number[] }>;
+  forbiddenWitness?: ForbiddenCandidate;
 }
 
 interface ThreadState {
@@ -119,7 +127,7 @@ class Explorer {
   private outcomes = new Map<string, Outcome>();
   private flags = new Set<string>();
   private rejectedBy = new Map<string, number>();
-  private forbidden = new Map<string, { exec: Execution; axiom: string; values: number[] }>();
+  private forbidden?: ForbiddenCandidate;
   private candidates = 0;
   private pruned = 0;
   private cutPaths = 0;
@@ -1040,10 +1048,9 @@ class Explorer {
     if (!verdict.consistent) {
       const ax = verdict.violated ?? 'model';
       this.rejectedBy.set(ax, (this.rejectedBy.get(ax) ?? 0) + 1);
-      if (this.opts.keepWitnesses && pos && this.forbidden.size === 0) {
-        const kept = { exec: snapshot(exec), axiom: ax, values };
-        this.forbidden.set(key, kept);
-        this.opts.onForbidden?.(kept.exec, ax, values);
+      if (this.opts.keepWitnesses && pos && !this.forbidden) {
+        this.forbidden = { exec: snapshot(exec), axiom: ax, values };
+        this.opts.onForbidden?.(this.forbidden);
       }
       return;
     }

@@ -7,20 +7,13 @@
 // satisfies the condition is kept with the axiom it breaks.
 
 import type { CheckResult } from '../check.js';
-import type { Execution } from '../model/execution.js';
 import type { Model } from '../model/model.js';
 import { LimitError } from '../parse/errors.js';
-import { explore } from './explorer.js';
+import { explore, type ForbiddenCandidate } from './explorer.js';
 
 export interface ExploreLimits {
   maxExecutions?: number;
   timeoutMs?: number;
-}
-
-export interface ForbiddenCandidate {
-  exec: Execution;
-  axiom: string;
-  values: number[];
 }
 
 /** At most this much of the limits goes to the search: it explains, it does not decide. */
@@ -36,7 +29,7 @@ export function forbiddenCandidate(
   model: Model,
   limits: ExploreLimits = {},
 ): { found?: ForbiddenCandidate; stopped?: string } {
-  const known = r.exploration.forbiddenWitness?.values().next().value;
+  const known = r.exploration.forbiddenWitness;
   if (known) return { found: known };
   const cached = searched.get(r);
   if (cached) return cached;
@@ -66,8 +59,8 @@ function search(r: CheckResult, model: Model, limits: ExploreLimits): { found?: 
     [finalOnly({ mutualExclusion: false, loadBuffering: 'any' }), true],
   ];
   // The first candidate found ends the search.
-  const stop = (exec: Execution, axiom: string, values: number[]) => {
-    throw new Found({ exec, axiom, values });
+  const stop = (c: ForbiddenCandidate) => {
+    throw new Found(c);
   };
   for (const [m, keepIncoherent] of stages) {
     try {

@@ -69,7 +69,6 @@ export function traceReport(r: CheckResult, model: Model, opts: TraceOptions = {
 function describe(prog: Program, x: Execution): string[] {
   const steps = stepNumbers(x);
   const lines: string[] = [];
-  const src = prog.test;
   for (const th of prog.threads) {
     lines.push(`  P${th.index}:`);
     const evs = x.events.filter((e) => e.thread === th.index).sort((a, b) => a.poIndex - b.poIndex);
@@ -86,7 +85,6 @@ function describe(prog: Program, x: Execution): string[] {
       lines.push(`    ${st.split('.')[1].padStart(2)}. ${(e.text ?? '').padEnd(22)} ${txt}${where ? `   (${where})` : ''}`);
     }
   }
-  void src;
   const co = x.co
     .map((l, loc) => ({ l, loc }))
     .filter(({ l }) => l.length > 1)
