@@ -61,15 +61,14 @@ export function dotGraph(prog: Program, x: Execution, title: string, highlight?:
     });
     for (let i = 0; i + 1 < evs.length; i++) out.push(`  ${node(evs[i].id)} -> ${node(evs[i + 1].id)} [label="po"];`);
   }
-  const shown = (id: number) => x.events[id].thread >= 0 || touched.has(x.events[id].loc);
+  // Every rf and co edge is at a location some CPU touches, so both ends are drawn.
   for (const e of x.events) {
-    if (e.kind === 'R' && e.rf >= 0 && shown(e.rf)) {
+    if (e.kind === 'R' && e.rf >= 0) {
       out.push(`  ${node(e.rf)} -> ${node(e.id)} [label="rf", color=red, fontcolor=red];`);
     }
   }
   for (const l of x.co) {
     for (let i = 0; i + 1 < l.length; i++) {
-      if (!shown(l[i])) continue;
       out.push(`  ${node(l[i])} -> ${node(l[i + 1])} [label="co", color=blue, fontcolor=blue];`);
     }
   }
