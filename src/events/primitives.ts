@@ -2,7 +2,11 @@
 // the LKMM's linux-kernel.def. This table is the one place where a
 // primitive's meaning lives: the program layer looks names up here, the
 // explorer turns each kind into events (src/explore/explorer.ts, `exec*`).
+// Operations the .def lacks (the kernel's bit operations) are defined at the
+// end by the .def primitives they stand for: see `Lowered`.
 
+import type { Expr, Pos, Stmt } from '../parse/ast.js';
+import { fail } from '../parse/errors.js';
 import type { Annot, FenceKind } from './event.js';
 
 /** How an address argument is written: `READ_ONCE(*x)` or `smp_load_acquire(x)`. */
@@ -45,7 +49,21 @@ export interface PrimitiveInfo {
   returns: boolean;
 }
 
+/**
+ * A kernel operation that linux-kernel.def lacks, defined as the .def
+ * primitives that implement it (as the kernel's generic code does). The
+ * program layer compiles the expansion and `litmus export` prints it, so the
+ * checker and herd7 judge the same program by construction.
+ */
+export interface Lowered {
+  /** The expansion of a call with these arguments: an expression, or a statement when the operation returns nothing. */
+  lower: (args: Expr[], pos: Pos) => Expr | Stmt;
+  arity: number;
+  returns: boolean;
+}
+
 const table = new Map<string, PrimitiveInfo>();
+const loweredTable = new Map<string, Lowered>();
 
 function def(name: string, prim: Primitive, arity: number, addrArg: number, returns: boolean): void {
   table.set(name, { prim, arity, addrArg, returns });
@@ -123,10 +141,86 @@ def('srcu_up_read', { kind: 'srcu_unlock' }, 2, 0, false);
 def('synchronize_srcu', { kind: 'srcu_sync' }, 1, 0, false);
 def('synchronize_srcu_expedited', { kind: 'srcu_sync' }, 1, 0, false);
 
-export function lookupPrimitive(name: string): PrimitiveInfo | undefined {
-  return table.get(name) ?? (name.startsWith('atomic_long_') ? table.get('atomic_' + name.slice(12)) : undefined);
+// Bit operations (the kernel's Documentation/atomic_bitops.txt), on bit nr
+// of the word at addr: op(nr, addr). RMWs without a return value are
+// unordered; test_and_*_bit() are fully ordered (also when the bit was
+// already as asked: the kernel implements them with atomic_fetch_*(), which
+// always writes); test_and_set_bit_lock() is an acquire (taken as one also
+// when it fails), clear_bit_unlock() a release; test_bit() is a READ_ONCE(),
+// test_bit_acquire() an smp_load_acquire(). The __ forms are not atomic:
+// a plain (or, for __clear_bit_unlock, ONCE) read, then a store of the word.
+const bitRmws: [string, string][] = [['set_bit', 'atomic_or'], ['clear_bit', 'atomic_andnot'], ['change_bit', 'atomic_xor']];
+for (const [name, op] of bitRmws) {
+  lowered(name, false, ([nr, addr], pos) => exprStmt(call(op, [mask(nr, pos), addr], pos)));
+}
+// The .def has no release RMW without a value: the value is dropped, with
+// `(void)` as herd7 wants for a value-returning macro used as a statement.
+lowered('clear_bit_unlock', false, ([nr, addr], pos) =>
+  exprStmt({ kind: 'cast', type: 'void', arg: call('atomic_fetch_andnot_release', [mask(nr, pos), addr], pos), pos }));
+const bitTestRmws: [string, string][] = [
+  ['test_and_set_bit', 'atomic_fetch_or'], ['test_and_clear_bit', 'atomic_fetch_andnot'],
+  ['test_and_change_bit', 'atomic_fetch_xor'], ['test_and_set_bit_lock', 'atomic_fetch_or_acquire'],
+];
+for (const [name, op] of bitTestRmws) {
+  lowered(name, true, ([nr, addr], pos) => bitOf(call(op, [mask(nr, pos), addr], pos), nr, pos));
+}
+lowered('test_bit', true, ([nr, addr], pos) => bitOf(call('READ_ONCE', [deref(addr)], pos), nr, pos));
+lowered('test_bit_acquire', true, ([nr, addr], pos) => bitOf(call('smp_load_acquire', [addr], pos), nr, pos));
+lowered('__clear_bit_unlock', false, ([nr, addr], pos) =>
+  exprStmt(call('smp_store_release', [reusable(addr), bin('&', call('READ_ONCE', [deref(addr)], pos), notMask(nr, pos))], pos)));
+lowered('__set_bit', false, ([nr, addr], pos) =>
+  ({ kind: 'assign', target: deref(reusable(addr)), value: bin('|', deref(addr), mask(nr, pos)), pos }));
+lowered('__clear_bit', false, ([nr, addr], pos) =>
+  ({ kind: 'assign', target: deref(reusable(addr)), value: bin('&', deref(addr), notMask(nr, pos)), pos }));
+
+function lowered(name: string, returns: boolean, lower: (args: Expr[], pos: Pos) => Expr | Stmt): void {
+  loweredTable.set(name, { lower, arity: 2, returns });
+}
+
+const call = (name: string, args: Expr[], pos: Pos): Expr => ({ kind: 'call', name, args, pos });
+const exprStmt = (expr: Expr): Stmt => ({ kind: 'expr', expr, pos: expr.pos });
+const deref = (arg: Expr): Expr => ({ kind: 'deref', arg, pos: arg.pos });
+const bin = (op: '&' | '|' | '!=' | '<<', left: Expr, right: Expr): Expr => ({ kind: 'binary', op, left, right, pos: left.pos });
+const num = (value: number, pos: Pos): Expr => ({ kind: 'num', value, pos });
+
+/** Bit numbers a word holds (values are 32-bit integers here). */
+const MAX_BIT = 30;
+
+/** `1 << nr`, folded to a constant when nr is one (herd7's C has no shifts). */
+function mask(nr: Expr, pos: Pos): Expr {
+  if (nr.kind !== 'num') return bin('<<', num(1, pos), nr);
+  if (!Number.isInteger(nr.value) || nr.value < 0 || nr.value > MAX_BIT) fail(`bit number ${nr.value} is out of range 0..${MAX_BIT}`, nr.pos);
+  return num(1 << nr.value, nr.pos);
+}
+
+function notMask(nr: Expr, pos: Pos): Expr {
+  const m = mask(nr, pos);
+  return m.kind === 'num' ? num(~m.value, pos) : { kind: 'unary', op: '~', arg: m, pos };
+}
+
+/** Whether bit nr of word is set: `(word & mask) != 0`. */
+function bitOf(word: Expr, nr: Expr, pos: Pos): Expr {
+  return bin('!=', bin('&', word, mask(nr, pos)), num(0, pos));
+}
+
+/** An address used twice in an expansion must not read memory itself. */
+function reusable(addr: Expr): Expr {
+  const pure = (e: Expr): boolean =>
+    e.kind === 'num' || e.kind === 'name' || (e.kind === 'addr' && pure(e.arg)) || (e.kind === 'cast' && pure(e.arg));
+  if (!pure(addr)) fail('a non-atomic bit operation needs its address as a variable (it reads and writes it)', addr.pos);
+  return addr;
+}
+
+export function lookupPrimitive(name: string): PrimitiveInfo | Lowered | undefined {
+  return table.get(name) ?? loweredTable.get(name) ?? (name.startsWith('atomic_long_') ? table.get('atomic_' + name.slice(12)) : undefined);
+}
+
+/** The name linux-kernel.def gives this primitive (atomic_long_X is atomic_X there), or undefined if it has none. */
+export function defName(name: string): string | undefined {
+  if (table.has(name)) return name;
+  return name.startsWith('atomic_long_') && table.has('atomic_' + name.slice(12)) ? 'atomic_' + name.slice(12) : undefined;
 }
 
 export function primitiveNames(): string[] {
-  return [...table.keys()].sort();
+  return [...table.keys(), ...loweredTable.keys()].sort();
 }

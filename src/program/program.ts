@@ -402,6 +402,7 @@ class ThreadBuilder {
       fail(`${e.name} takes ${info.arity} argument${info.arity === 1 ? '' : 's'}, not ${e.args.length}`, e.pos);
     }
     if (needValue && !info.returns) fail(`${e.name} does not return a value`, e.pos);
+    if ('lower' in info) return this.lowered(e.name, info.lower(e.args, e.pos));
     const prim = info.prim;
     let addr: PureExpr = { k: 'const', v: 0 };
     const args: PureExpr[] = [];
@@ -416,6 +417,19 @@ class ThreadBuilder {
     const dst = info.returns ? this.temp() : -1;
     this.emit({ op: 'prim', prim, name: e.name, dst, addr, args, pos: e.pos });
     return dst >= 0 ? { k: 'reg', r: dst } : { k: 'const', v: 0 };
+  }
+
+  /** Compiles an operation's expansion (see `Lowered`); its instructions carry the operation's name. */
+  private lowered(name: string, expansion: Expr | Stmt): PureExpr {
+    const start = this.code.length;
+    let value: PureExpr = { k: 'const', v: 0 };
+    if (isStmt(expansion)) this.stmt(expansion);
+    else value = this.expr(expansion);
+    for (let i = start; i < this.code.length; i++) {
+      const ins = this.code[i];
+      if (ins.op === 'prim') ins.name = name;
+    }
+    return value;
   }
 
   /** A lock primitive on a plain variable, or an access to a spinlock, is a type clash. */
@@ -442,6 +456,9 @@ class ThreadBuilder {
     return this.expr(a);
   }
 }
+
+const STMT_KINDS = new Set<string>(['decl', 'assign', 'expr', 'if', 'while', 'block', 'empty']);
+const isStmt = (x: Expr | Stmt): x is Stmt => STMT_KINDS.has(x.kind);
 
 function collectAssigned(body: Stmt[], out: Set<string>): void {
   const walk = (s: Stmt) => {
