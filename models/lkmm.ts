@@ -93,7 +93,6 @@ function staticOf(x: Execution): StaticLkmm {
 
 /** Stage 1: communication, dependencies carried through memory, fences. */
 function communication(x: Execution, st: StaticLkmm) {
-  const { n } = x;
   const S = x.sets;
   const B = x.rel;
   const { po, rf, co, int, ext } = B;
@@ -109,11 +108,7 @@ function communication(x: Execution, st: StaticLkmm) {
   const ctrl = carryDep ? carryDep.seq(B.ctrl) : B.ctrl;
   const data = carryDep ? carryDep.seq(B.data) : B.data;
 
-  // SRCU critical sections: the lock's value (its cookie) flows into the unlock.
-  const carrySrcuData = S.SrcuLock.isEmpty() ? B.id : dataToMemory.seq(rf).star();
-  const srcuRscs = S.SrcuLock.isEmpty()
-    ? Relation.empty(n)
-    : S.SrcuLock.id().seq(carrySrcuData).seq(B.data).restrict(undefined, S.SrcuUnlock).and(B.loc);
+  const { carrySrcuData, srcuRscs } = srcuSections(x, dataToMemory);
 
   // lock.cat: rf and co of lock events are built by the explorer.
   const fr = rf.inv().seq(co);
@@ -135,6 +130,30 @@ function communication(x: Execution, st: StaticLkmm) {
   return { rfi, addr, ctrl, data, carrySrcuData, srcuRscs, fr, rfe, coe, fre, com, poUnlockLockPo, mb, strongFence0, nonrwFence, fence0 };
 }
 type Communication = ReturnType<typeof communication>;
+
+/**
+ * The bell's srcu-rscs: an SRCU lock's value (its cookie) flows, through
+ * registers and memory, into the unlock of the same srcu_struct.
+ */
+function srcuSections(x: Execution, dataToMemory: Relation) {
+  const S = x.sets;
+  const B = x.rel;
+  const carrySrcuData = S.SrcuLock.isEmpty() ? B.id : dataToMemory.seq(B.rf).star();
+  const srcuRscs = S.SrcuLock.isEmpty()
+    ? Relation.empty(x.n)
+    : S.SrcuLock.id().seq(carrySrcuData).seq(B.data).restrict(undefined, S.SrcuUnlock).and(B.loc);
+  return { carrySrcuData, srcuRscs };
+}
+
+/**
+ * Read-side critical sections as the bell matches them (rcu-rscs: nested
+ * rcu_read_lock/unlock; srcu-rscs: cookie flow), for other models to honour.
+ */
+export function readSideSections(x: Execution): { rcu: Relation; srcu: Relation } {
+  const rcu = staticOf(x).rcuRscs;
+  const srcu = srcuSections(x, x.rel.data.restrict(undefined, x.sets.SrcuUnlock.complement())).srcuRscs;
+  return { rcu, srcu };
+}
 
 /** Stage 2: preserved program order, propagation, happens-before. */
 function happensBefore(x: Execution, st: StaticLkmm, c: Communication) {

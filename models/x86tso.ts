@@ -2,34 +2,40 @@
 // a store may be delayed past later loads (store buffering); everything else
 // keeps program order. Full barriers (smp_mb, synchronize_*), locked RMW
 // instructions and lock operations drain the store buffer. smp_rmb/smp_wmb
-// and RCU read-side markers are only compiler barriers there.
+// and RCU read-side markers are only compiler barriers there; a grace period
+// is a point of the global order that no read-side critical section it waits
+// for contains (models/grace-periods.ts): a critical section's accesses are
+// after its rcu_read_lock and before its rcu_read_unlock in that order.
 
 import type { Execution } from '../src/model/execution.js';
 import type { Highlight, Model, Verdict } from '../src/model/model.js';
 import { scratch } from '../src/relation/relation.js';
+import { graceConstraints, graceRespected } from './grace-periods.js';
 
 export const x86tso: Model = {
   name: 'x86-tso',
   mutualExclusion: true,
   loadBuffering: 'never',
-  description: 'x86-TSO: program order except store->load, plus full fences and locked RMWs',
+  description: 'x86-TSO: program order except store->load, plus full fences and locked RMWs; grace periods outside read-side critical sections',
   check(x: Execution): Verdict {
     const { po, loc, rmw, ext } = x.rel;
     const { co, fr, com, ghb } = tsoRelations(x);
     if (!po.and(loc).or(com).acyclic()) return { consistent: false, violated: 'coherence', flags: [] };
     if (!rmw.and(fr.and(ext).seq(co.and(ext))).isEmpty()) return { consistent: false, violated: 'atomic', flags: [] };
     if (!ghb.acyclic()) return { consistent: false, violated: 'tso', flags: [] };
+    if (!graceRespected(ghb, graceConstraints(x)).ok) return { consistent: false, violated: 'rcu', flags: [] };
     return { consistent: true, flags: [] };
   },
   explain(x: Execution, axiom: string): Highlight | undefined {
-    if (axiom !== 'tso') return undefined;
+    if (axiom !== 'tso' && axiom !== 'rcu') return undefined;
     return scratch(() => {
       const { rf, co, ppo, fenced, ghb } = tsoRelations(x);
-      const edges = ghb.cycle();
+      const all = axiom === 'tso' ? ghb : graceRespected(ghb, graceConstraints(x)).forced;
+      const edges = all?.cycle();
       if (!edges) return undefined;
       const labels = edges.map(([a, b]) =>
-        ppo.has(a, b) ? 'ppo' : fenced.has(a, b) ? 'fence' : rf.has(a, b) ? 'rfe' : co.has(a, b) ? 'co' : 'fr');
-      return { name: 'ghb', edges, labels };
+        ppo.has(a, b) ? 'ppo' : fenced.has(a, b) ? 'fence' : rf.has(a, b) ? 'rfe' : co.has(a, b) ? 'co' : ghb.has(a, b) ? 'fr' : 'gp');
+      return { name: axiom === 'tso' ? 'ghb' : 'rcu', edges, labels };
     });
   },
 };
@@ -43,10 +49,17 @@ function tsoRelations(x: Execution) {
   const com = rf.or(co, fr);
   // Locked: RMW instructions and lock operations.
   const locked = S.RMW.or(S.LKR, S.LKW, S.UL, S.LF);
-  const full = S.fence('mb').or(S.fence('sync-rcu'), S.SyncSrcu);
+  // smp_mb__after_srcu_read_unlock() is a full barrier there (srcu_read_unlock
+  // is not a locked instruction).
+  const full = S.fence('mb').or(S.fence('sync-rcu'), S.SyncSrcu, S.fence('after-srcu-read-unlock'));
   const ppo = po.restrict(M, M).minus(S.W.cross(S.R));
+  // Grace periods and RCU markers as points of the order: a critical
+  // section's accesses between its markers, a grace period after what
+  // precedes it and before what follows.
+  const opens = S.fence('rcu-lock').or(S.fence('sync-rcu'), S.SyncSrcu);
+  const closes = S.fence('rcu-unlock').or(S.fence('sync-rcu'), S.SyncSrcu);
   const fenced = po.seq(full.id()).seq(po).restrict(M, M)
-    .or(po.restrict(locked, M), po.restrict(M, locked));
+    .or(po.restrict(locked, M), po.restrict(M, locked), po.restrict(opens, M.or(closes)), po.restrict(M, closes));
   const ghb = ppo.or(fenced, rf.and(ext), co, fr);
   return { rf, co, fr, com, ppo, fenced, ghb };
 }

@@ -16,7 +16,10 @@ type Instr =
   | { k: 'r'; loc: 'x' | 'y' }
   | { k: 'f'; f: 'smp_mb' | 'smp_rmb' | 'smp_wmb' }
   /** `if (rN == v) WRITE_ONCE(*loc, w);` on the thread's last register read. */
-  | { k: 'ctrl'; v: number; loc: 'x' | 'y'; w: number };
+  | { k: 'ctrl'; v: number; loc: 'x' | 'y'; w: number }
+  /** An RCU or SRCU read-side critical section, or a spinlock's, around accesses. */
+  | { k: 'section'; kind: 'rcu' | 'srcu' | 'lock'; body: Instr[] }
+  | { k: 'gp'; kind: 'rcu' | 'srcu' };
 
 const loc = fc.constantFrom<'x' | 'y'>('x', 'y');
 const instr: fc.Arbitrary<Instr> = fc.oneof(
@@ -24,6 +27,17 @@ const instr: fc.Arbitrary<Instr> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ k: fc.constant('r' as const), loc }) },
   { weight: 2, arbitrary: fc.record({ k: fc.constant('f' as const), f: fc.constantFrom<'smp_mb' | 'smp_rmb' | 'smp_wmb'>('smp_mb', 'smp_rmb', 'smp_wmb') }) },
   { weight: 1, arbitrary: fc.record({ k: fc.constant('ctrl' as const), v: fc.integer({ min: 0, max: 2 }), loc, w: fc.integer({ min: 1, max: 2 }) }) },
+);
+
+/** With RCU and SRCU read-side critical sections, grace periods and spinlocks. */
+const access: fc.Arbitrary<Instr> = fc.oneof(
+  fc.record({ k: fc.constant('w' as const), loc, v: fc.integer({ min: 1, max: 2 }) }),
+  fc.record({ k: fc.constant('r' as const), loc }),
+);
+const syncInstr: fc.Arbitrary<Instr> = fc.oneof(
+  { weight: 4, arbitrary: instr },
+  { weight: 2, arbitrary: fc.record({ k: fc.constant('section' as const), kind: fc.constantFrom<'rcu' | 'srcu' | 'lock'>('rcu', 'srcu', 'lock'), body: fc.array(access, { minLength: 1, maxLength: 2 }) }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('gp' as const), kind: fc.constantFrom<'rcu' | 'srcu'>('rcu', 'srcu') }) },
 );
 
 interface Gen {
@@ -46,11 +60,13 @@ const gen: fc.Arbitrary<Gen> = fc.record({
 /** The litmus text of a generated program. */
 function render(g: Gen, name = 'gen'): string {
   const regs: string[] = [];
+  const sync = g.threads.some((th) => th.some((i) => i.k === 'section' || i.k === 'gp'));
   const procs = g.threads.map((th, t) => {
     const decls: string[] = [];
     const body: string[] = [];
     let n = 0;
-    for (const i of th) {
+    let cookies = 0;
+    const emit = (i: Instr) => {
       if (i.k === 'w') body.push(`\tWRITE_ONCE(*${i.loc}, ${i.v});`);
       else if (i.k === 'r') {
         const r = `r${n++}`;
@@ -58,17 +74,44 @@ function render(g: Gen, name = 'gen'): string {
         body.push(`\t${r} = READ_ONCE(*${i.loc});`);
         regs.push(`${t}:${r}`);
       } else if (i.k === 'f') body.push(`\t${i.f}();`);
+      else if (i.k === 'section') {
+        const c = `c${cookies++}`;
+        if (i.kind === 'srcu') decls.push(`\tint ${c};`);
+        body.push(i.kind === 'rcu' ? '\trcu_read_lock();' : i.kind === 'srcu' ? `\t${c} = srcu_read_lock(s);` : '\tspin_lock(l);');
+        i.body.forEach(emit);
+        body.push(i.kind === 'rcu' ? '\trcu_read_unlock();' : i.kind === 'srcu' ? `\tsrcu_read_unlock(s, ${c});` : '\tspin_unlock(l);');
+      } else if (i.k === 'gp') body.push(i.kind === 'rcu' ? '\tsynchronize_rcu();' : '\tsynchronize_srcu(s);');
       else if (n > 0) body.push(`\tif (r${n - 1} == ${i.v})\n\t\tWRITE_ONCE(*${i.loc}, ${i.w});`);
       else body.push(`\tWRITE_ONCE(*${i.loc}, ${i.w});`);
-    }
-    return `P${t}(int *x, int *y)\n{\n${[...decls, ...body].join('\n')}\n}\n`;
+    };
+    th.forEach(emit);
+    const params = sync ? 'int *x, int *y, spinlock_t *l, struct srcu_struct *s' : 'int *x, int *y';
+    return `P${t}(${params})\n{\n${[...decls, ...body].join('\n')}\n}\n`;
   });
   const atoms = regs.length
     ? [...new Map(g.picks.map((p) => [regs[p.reg % regs.length], p.v])).entries()].map(([r, v]) => `${r}=${v}`)
     : [];
   atoms.push(`${g.memPick.loc}=${g.memPick.v}`);
-  return `C ${name}\n\n{}\n\n${procs.join('\n')}\n${g.quantifier} (${atoms.join(` ${g.connective} `)})\n`;
+  // Programs with grace periods show every register in their states.
+  const shown = sync && regs.length ? `locations [${regs.join('; ')}]\n` : '';
+  return `C ${name}\n\n{}\n\n${procs.join('\n')}\n${shown}${g.quantifier} (${atoms.join(` ${g.connective} `)})\n`;
 }
+
+// A grace period between accesses on P0, a critical section on P1 (the
+// shapes RCU forbids), anything on a third thread.
+const write: fc.Arbitrary<Instr> = fc.record({ k: fc.constant('w' as const), loc, v: fc.integer({ min: 1, max: 2 }) });
+const updater = fc.tuple(write, fc.constantFrom<'rcu' | 'srcu'>('rcu', 'srcu'), fc.oneof(write, access))
+  .map(([a, kind, b]): Instr[] => [a, { k: 'gp', kind }, b]);
+const reader = fc.tuple(fc.constantFrom<'rcu' | 'srcu' | 'lock'>('rcu', 'srcu', 'lock'), fc.array(access, { minLength: 2, maxLength: 2 }))
+  .map(([kind, body]): Instr[] => [{ k: 'section', kind, body }]);
+const genSync: fc.Arbitrary<Gen> = fc.record({
+  threads: fc.tuple(updater, reader, fc.array(fc.array(syncInstr, { minLength: 1, maxLength: 3 }), { maxLength: 1 }))
+    .map(([u, r, rest]) => [u, r, ...rest]),
+  picks: fc.array(fc.record({ reg: fc.nat(), v: fc.integer({ min: 0, max: 2 }) }), { minLength: 1, maxLength: 3 }),
+  memPick: fc.record({ loc, v: fc.integer({ min: 0, max: 2 }) }),
+  quantifier: fc.constant<'exists'>('exists'),
+  connective: fc.constantFrom<'/\\' | '\\/'>('/\\', '\\/'),
+});
 
 const RUNS = 80;
 
@@ -179,6 +222,23 @@ describe('model strength', () => {
         expect(s.size).toBeGreaterThan(0);
       }),
       { numRuns: RUNS },
+    );
+  });
+
+  // With RCU and SRCU critical sections, grace periods and spinlocks: SC
+  // and x86-TSO keep grace periods out of the critical sections they wait
+  // for, so the inclusion still holds.
+  it('the inclusion holds with RCU, SRCU and spinlocks', () => {
+    fc.assert(
+      fc.property(genSync, (g) => {
+        const text = render(g);
+        const s = stateSet(checkSource(text, { model: sc }));
+        const t = stateSet(checkSource(text, { model: x86tso }));
+        const l = stateSet(checkSource(text, { model: lkmm }));
+        for (const st of s) expect(t.has(st), `SC state ${st} missing under x86-TSO\n${text}`).toBe(true);
+        for (const st of t) expect(l.has(st), `x86-TSO state ${st} missing under the LKMM\n${text}`).toBe(true);
+      }),
+      { numRuns: 50 },
     );
   });
 });
