@@ -36,6 +36,8 @@ export interface FileReport {
 export interface JsonResult {
   file: string;
   name: string;
+  /** The header's `Key=Value` lines (diy7's Cycle=, Relax=, ...); a repeated key keeps its last value. */
+  info: Record<string, string>;
   model: string;
   condition: string;
   observation: string;
@@ -102,6 +104,7 @@ function toJson(file: string, r: CheckResult, meta?: SuiteMeta): JsonResult {
   return {
     file,
     name: r.name,
+    info: Object.fromEntries(r.program.test.info.map((i) => [i.key, i.value])),
     model: r.model,
     condition: r.condition,
     observation: r.observation,

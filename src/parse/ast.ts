@@ -77,9 +77,17 @@ export interface LocationRef {
   pos: Pos;
 }
 
+/** A `Key=Value` line of the header (diy7's `Cycle=...`, `Relax=...`, ...). */
+export interface HeaderInfo {
+  key: string;
+  value: string;
+}
+
 export interface LitmusTest {
   arch: string;
   name: string;
+  /** The header's `Key=Value` lines, in order. */
+  info: HeaderInfo[];
   /** The Result: word of the header comment, if any. */
   result?: string;
   init: InitItem[];

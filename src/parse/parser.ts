@@ -3,6 +3,7 @@ import type {
   Process, Quantifier, Stmt,
 } from './ast.js';
 import { fail } from './errors.js';
+import { readHeader } from './header.js';
 import { tokenize, type Token } from './lexer.js';
 
 /** Words that start a type in a declaration, a parameter or a cast. */
@@ -75,21 +76,8 @@ class Parser {
   // ---------------------------------------------------------------- header
   parseTest(): LitmusTest {
     const text = this.text;
-    // First line: `C name` (the name runs to the end of the word).
-    const m = /^\s*(\S+)[ \t]+(\S+)/.exec(text);
-    if (!m) fail('a litmus test starts with "C <name>"', { line: 1, col: 1 });
-    const arch = m[1];
-    if (arch !== 'C') {
-      fail(`only C litmus tests are supported (this one is "${arch}")`, { line: 1, col: 1 });
-    }
-    const name = m[2];
-    const after = m[0].length;
-    const before = text.slice(0, after);
-    const line = before.split('\n').length;
-    const col = after - before.lastIndexOf('\n');
-    this.toks = tokenize(text, after, { line, col });
-    // An optional doc string after the name.
-    while (this.tok.kind === 'string') this.next();
+    const { arch, name, info, offset, pos } = readHeader(text);
+    this.toks = tokenize(text, offset, pos);
     const init = this.parseInit();
     const processes: Process[] = [];
     while (this.tok.kind === 'ident' && /^P\d+$/.test(this.tok.text)) {
@@ -121,7 +109,7 @@ class Parser {
     const condition = this.parseCond();
     if (this.tok.kind !== 'eof') this.unexpected('end of test after the final condition');
     return {
-      arch, name, result: headerResult(text), init, processes, locations, filter, quantifier, condition,
+      arch, name, info, result: headerResult(text), init, processes, locations, filter, quantifier, condition,
       conditionPos,
     };
   }

@@ -91,7 +91,7 @@ export function printCond(c: CondExpr): string {
 }
 
 export function printLitmus(t: LitmusTest): string {
-  const out: string[] = [`C ${t.name}`, ''];
+  const out: string[] = [`C ${t.name}`, ...t.info.map((i) => `${i.key}=${i.value}`), ''];
   if (t.result) out.push('(*', ` * Result: ${t.result}`, ' *)', '');
   out.push('{');
   for (const it of t.init) {
