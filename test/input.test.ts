@@ -115,3 +115,67 @@ describe('--json', () => {
     }
   });
 });
+
+/** A two-process test whose initial state is `init`. */
+function withInit(init: string, cond = 'exists (1:r1=x /\\ 1:r2=0)'): string {
+  return `C t\n{\n${init}\n}\n\nP0(int *x, int *y)\n{\n\tWRITE_ONCE(*x, 1);\n\tsmp_store_release(y, x);\n}\n\nP1(int *x, int *y)\n{\n\tr1 = smp_load_acquire(y);\n\tr2 = READ_ONCE(*x);\n}\n\n${cond}\n`;
+}
+
+describe('typed registers in the initial state', () => {
+  it('"int 0:r1;", "int * 1:r1;", with or without a value', () => {
+    const t = parseLitmus(withInit('int 0:r1;\nint * 1:r1;\nint 1:r2 = 3;\nint *P1:r3 = &x;'));
+    expect(stripPos(t.init)).toEqual([
+      { thread: 0, name: 'r1', type: 'int' },
+      { thread: 1, name: 'r1', type: 'int *' },
+      { thread: 1, name: 'r2', type: 'int', value: { kind: 'num', value: 3 } },
+      { thread: 1, name: 'r3', type: 'int *', value: { kind: 'loc', name: 'x' } },
+    ]);
+  });
+
+  it('declares the register: the test is judged as without the declarations', () => {
+    const plain = checkSource(withInit(''), { model: lkmm });
+    const typed = checkSource(withInit('int * 1:r1;\nint 1:r2;'), { model: lkmm });
+    expect(plain.observation).toBe('Never');
+    expect([typed.observation, typed.positive, typed.negative]).toEqual([plain.observation, plain.positive, plain.negative]);
+    expect(typed.states.map((s) => s.bindings)).toEqual(plain.states.map((s) => s.bindings));
+  });
+
+  it('a value given to a typed register is its initial value', () => {
+    const r = checkSource(`C t\n{\nint 0:r1 = 5;\n}\nP0(int *x)\n{\n\tWRITE_ONCE(*x, r1);\n}\nexists (x=5)\n`, { model: lkmm });
+    expect(r.observation).toBe('Always');
+  });
+
+  it('other forms of herd7\'s state grammar: [x]=1, any type name, _Atomic, no ";" after the last item', () => {
+    const t = parseLitmus(withInit('[y]=2; u32 z=1; _Atomic int w; foo_t *p = &x; x=1'));
+    expect(stripPos(t.init)).toEqual([
+      { thread: null, name: 'y', value: { kind: 'num', value: 2 } },
+      { thread: null, name: 'z', type: 'u32', value: { kind: 'num', value: 1 } },
+      { thread: null, name: 'w', type: '_Atomic int' },
+      { thread: null, name: 'p', type: 'foo_t *', value: { kind: 'loc', name: 'x' } },
+      { thread: null, name: 'x', value: { kind: 'num', value: 1 } },
+    ]);
+  });
+
+  it('survive the printer round trip', () => {
+    const t = parseLitmus(withInit('int 0:r1;\nint * 1:r1;\nint 1:r2 = 3;\nint **q;'));
+    expect(stripPos(parseLitmus(printLitmus(t)))).toEqual(stripPos(t));
+  });
+});
+
+describe('the final condition', () => {
+  it('may be followed by ";"', () => {
+    const t = parseLitmus(withInit('', 'exists (1:r1=x /\\ 1:r2=0);'));
+    expect(t.quantifier).toBe('exists');
+    expect(checkSource(withInit('', 'exists (1:r1=x /\\ 1:r2=0);'), { model: lkmm }).observation).toBe('Never');
+  });
+
+  it('but not by anything else', () => {
+    const e = errorOf(withInit('', 'exists (1:r1=x /\\ 1:r2=0); junk'));
+    expect(e.message).toBe('expected end of test after the final condition, found "junk"');
+  });
+
+  it('locations may carry a type, as herd7 allows', () => {
+    const t = parseLitmus(withInit('', 'locations [x int; 1:r1 int*; y]\nexists (1:r2=0)'));
+    expect(t.locations.map((l) => l.name)).toEqual(['x', 'r1', 'y']);
+  });
+});

@@ -196,12 +196,12 @@ describe('initial state', () => {
       { thread: null, name: 'z', type: 'int', value: { kind: 'num', value: 2 } },
       { thread: null, name: 'a', type: 'atomic_t', value: { kind: 'num', value: 1 } },
       { thread: null, name: 'l', type: 'spinlock_t' },
-      { thread: null, name: 'p', type: 'int', value: { kind: 'loc', name: 'x' } },
+      { thread: null, name: 'p', type: 'int *', value: { kind: 'loc', name: 'x' } },
       { thread: null, name: 'q', value: { kind: 'loc', name: 'x' } },
       { thread: 0, name: 'r1', value: { kind: 'loc', name: 'x' } },
       { thread: 1, name: 'r2', value: { kind: 'num', value: -3 } },
       { thread: null, name: 'n', type: 'int', value: { kind: 'num', value: -4 } },
-      { thread: null, name: 'np', type: 'int', value: { kind: 'num', value: 0 } },
+      { thread: null, name: 'np', type: 'int *', value: { kind: 'num', value: 0 } },
     ]);
   });
 
@@ -233,10 +233,11 @@ describe('initial state', () => {
     expect(e.pos).toEqual({ line: 3, col: 6 });
   });
 
-  it('reports a missing ";" in the initial state', () => {
-    const e = errorOf('C t\n{ x=1\n}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nexists (x=1)\n');
-    expect(e.message).toBe('expected ";" after an initial value, found "}"');
+  it('reports a missing ";" between initial values (herd7 allows none after the last)', () => {
+    const e = errorOf('C t\n{ x=1\ny=2 }\nP0(int *x) { WRITE_ONCE(*x, 1); }\nexists (x=1)\n');
+    expect(e.message).toBe('expected ";" after an initial value, found "y"');
     expect(e.pos).toEqual({ line: 3, col: 1 });
+    expect(parseLitmus('C t\n{ x=1\n}\nP0(int *x) { WRITE_ONCE(*x, 1); }\nexists (x=1)\n').init).toHaveLength(1);
   });
 });
 

@@ -10,7 +10,7 @@ import { tokenize, type Token } from './lexer.js';
 const TYPE_WORDS = new Set([
   'int', 'intptr_t', 'uintptr_t', 'long', 'unsigned', 'signed', 'char', 'short', 'bool', '_Bool',
   'u8', 'u16', 'u32', 'u64', 's8', 's16', 's32', 's64', 'atomic_t', 'atomic_long_t', 'spinlock_t',
-  'void', 'struct', 'const', 'volatile', 'size_t', 'raw_spinlock_t',
+  'void', 'struct', 'const', 'volatile', 'size_t', 'raw_spinlock_t', '_Atomic',
 ]);
 
 const BIN_PREC: Record<string, number> = {
@@ -107,6 +107,7 @@ class Parser {
       fail('missing final condition ("exists (...)", "~exists (...)" or "forall (...)")', this.tok.pos);
     } else this.unexpected('"exists", "~exists" or "forall"');
     const condition = this.parseCond();
+    this.accept(';');
     if (this.tok.kind !== 'eof') this.unexpected('end of test after the final condition');
     return {
       arch, name, info, result: headerResult(text), init, processes, locations, filter, quantifier, condition,
@@ -127,55 +128,65 @@ class Parser {
     return items;
   }
 
+  /**
+   * One item of the initial state, as herd7's state grammar takes it:
+   * `x=1`, `0:r1=x`, `P0:r1=&x`, `[x]=1`, `int x`, `int x=2`, `int *p=&x`,
+   * `int 0:r1`, `int *1:r1=x`, `_Atomic int x`, `atomic_t y = ATOMIC_INIT(1)`;
+   * several declarators after one type (`int x, y;`) are accepted too. The
+   * ";" after the last item may be left out.
+   */
   private parseInitItem(): InitItem[] {
-    const pos = this.tok.pos;
-    // `0:r1 = v;` or `P0:r1 = v;`
-    if ((this.tok.kind === 'num' || /^P\d+$/.test(this.tok.text)) && this.peek().text === ':') {
-      const t = this.next();
-      const thread = t.kind === 'num' ? t.value! : Number(t.text.slice(1));
-      this.next();
-      const type = this.parseOptionalType();
-      const name = this.ident('a register name').text;
-      this.expect('=', '"="');
-      const value = this.parseInitValue();
-      this.expect(';', '";"');
-      return [{ thread, name, type, value, pos }];
-    }
-    const type = this.parseOptionalType();
+    const type = this.parseInitType();
     const out: InitItem[] = [];
     for (;;) {
-      const ipos = this.tok.pos;
-      while (this.accept('*')) {
-        /* pointer declarator */
-      }
-      const name = this.ident('a variable name').text;
+      const pos = this.tok.pos;
+      let stars = '';
+      while (this.accept('*')) stars += '*';
+      const { thread, name } = this.parseInitLocation();
       if (this.is('[')) fail('arrays are not supported', this.tok.pos);
       let value: InitValue | undefined;
       if (this.accept('=')) value = this.parseInitValue();
-      out.push({ thread: null, name, type, value, pos: ipos });
+      const fullType = type === undefined ? (stars ? stars : undefined) : type + (stars ? ' ' + stars : '');
+      out.push({ thread, name, type: fullType, value, pos });
       if (this.accept(',')) continue;
       break;
     }
-    this.expect(';', '";" after an initial value');
+    if (!this.is('}')) this.expect(';', '";" after an initial value');
     return out;
   }
 
-  private parseOptionalType(): string | undefined {
-    if (this.tok.kind === 'ident' && TYPE_WORDS.has(this.tok.text)) {
-      const words: string[] = [];
-      while (this.tok.kind === 'ident' && TYPE_WORDS.has(this.tok.text)) {
-        const w = this.next().text;
-        words.push(w);
-        if (w === 'struct') words.push(this.ident('a struct name').text);
-      }
-      let stars = '';
-      while (this.is('*') && this.peek().kind === 'punct' && this.peek().text === '*') {
-        this.next();
-        stars += '*';
-      }
-      return words.join(' ') + (stars ? ' ' + stars : '');
+  /** The type words before a declarator: known type words, or any name followed by a name or "*". */
+  private parseInitType(): string | undefined {
+    const words: string[] = [];
+    while (this.tok.kind === 'ident' && (TYPE_WORDS.has(this.tok.text) || this.peek().kind === 'ident' || this.peek().text === '*')) {
+      const w = this.next().text;
+      words.push(w);
+      if (w === 'struct') words.push(this.ident('a struct name').text);
     }
-    return undefined;
+    return words.length ? words.join(' ') : undefined;
+  }
+
+  /** `x`, `[x]`, `0:r1` or `P0:r1`. */
+  private parseInitLocation(): { thread: number | null; name: string } {
+    const thread = this.parseThreadPrefix();
+    if (thread !== null) return { thread, name: this.ident('a register name').text };
+    if (this.accept('[')) {
+      const name = this.ident('a variable name').text;
+      this.expect(']', '"]"');
+      return { thread: null, name };
+    }
+    return { thread: null, name: this.ident('a variable name').text };
+  }
+
+  /** `0:` or `P0:` before a register: the thread index, or null. */
+  private parseThreadPrefix(): number | null {
+    const t = this.tok;
+    if ((t.kind === 'num' || (t.kind === 'ident' && /^P\d+$/.test(t.text))) && this.peek().text === ':') {
+      this.next();
+      this.next();
+      return t.kind === 'num' ? t.value! : Number(t.text.slice(1));
+    }
+    return null;
   }
 
   private parseInitValue(): InitValue {
@@ -430,10 +441,8 @@ class Parser {
     while (!this.is(']')) {
       if (this.accept(';')) continue;
       const pos = this.tok.pos;
-      if ((this.tok.kind === 'num' || /^P\d+$/.test(this.tok.text)) && this.peek().text === ':') {
-        const t = this.next();
-        this.next();
-        const thread = t.kind === 'num' ? t.value! : Number(t.text.slice(1));
+      const thread = this.parseThreadPrefix();
+      if (thread !== null) {
         out.push({ thread, name: this.ident('a register').text, pos });
       } else if (this.tok.kind === 'ident') {
         out.push({ thread: null, name: this.next().text, pos });
@@ -441,6 +450,9 @@ class Parser {
         out.push({ thread: null, name: this.ident('a location').text, pos });
         this.expect(']');
       } else this.unexpected('a location or a register');
+      // herd7 allows a type after each location (`x int*`); it changes nothing here.
+      if (this.tok.kind === 'ident') this.next();
+      this.accept('*');
     }
     this.next();
     return out;
@@ -494,12 +506,8 @@ class Parser {
   private parseTerm(): CondTerm {
     const pos = this.tok.pos;
     const t = this.tok;
-    if ((t.kind === 'num' || /^P\d+$/.test(t.text)) && this.peek().text === ':') {
-      this.next();
-      this.next();
-      const thread = t.kind === 'num' ? t.value! : Number(t.text.slice(1));
-      return { kind: 'reg', thread, name: this.ident('a register').text, pos };
-    }
+    const thread = this.parseThreadPrefix();
+    if (thread !== null) return { kind: 'reg', thread, name: this.ident('a register').text, pos };
     if (t.kind === 'num') {
       this.next();
       return { kind: 'num', value: t.value!, pos };
