@@ -8,6 +8,7 @@ import { printLitmus } from '../src/parse/printer.js';
 import { LitmusError } from '../src/parse/errors.js';
 import { checkSource } from '../src/check.js';
 import { lkmm } from '../models/lkmm.js';
+import { herdBlock } from '../src/report/herd.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -177,5 +178,38 @@ describe('the final condition', () => {
   it('locations may carry a type, as herd7 allows', () => {
     const t = parseLitmus(withInit('', 'locations [x int; 1:r1 int*; y]\nexists (1:r2=0)'));
     expect(t.locations.map((l) => l.name)).toEqual(['x', 'r1', 'y']);
+  });
+});
+
+describe('a test without a final condition', () => {
+  const SELF_DEADLOCK = 'C self-deadlock\n(* Result: DEADLOCK *)\n{\n}\n\nP0(spinlock_t *sl)\n{\n\tspin_lock(sl);\n\tspin_lock(sl);\n\tspin_unlock(sl);\n\tspin_unlock(sl);\n}\n';
+  const NO_COND = 'C nocond\n{\n}\n\nP0(int *x)\n{\n\tint r0;\n\tWRITE_ONCE(*x, 1);\n\tr0 = READ_ONCE(*x);\n}\n\nP1(int *x)\n{\n\tWRITE_ONCE(*x, 2);\n}\n';
+
+  it('is judged as "forall (true)": herd7 prints Never 0 0 for a self-deadlock', () => {
+    const r = checkSource(SELF_DEADLOCK, { model: lkmm });
+    expect(herdBlock(r)).toBe(
+      'Test self-deadlock Required\nStates 0\nOk\nWitnesses\nPositive: 0 Negative: 0\nCondition forall (true)\nObservation self-deadlock Never 0 0',
+    );
+    expect(r.matches).toBe(true);
+  });
+
+  it('and Always, with one empty state, when executions complete (herd7 7.58\'s output)', () => {
+    const r = checkSource(NO_COND, { model: lkmm });
+    expect(herdBlock(r)).toBe(
+      'Test nocond Required\nStates 1\n\nOk\nWitnesses\nPositive: 3 Negative: 0\nCondition forall (true)\nObservation nocond Always 3 0',
+    );
+  });
+
+  it('locations [...] alone still lists the states (herd7 7.58\'s output)', () => {
+    const r = checkSource(NO_COND + 'locations [0:r0]\n', { model: lkmm });
+    expect(herdBlock(r)).toBe(
+      'Test nocond Required\nStates 2\n0:r0=1;\n0:r0=2;\nOk\nWitnesses\nPositive: 3 Negative: 0\nCondition forall (true)\nObservation nocond Always 3 0',
+    );
+  });
+
+  it('"final" is herd7\'s other word for "exists"', () => {
+    const r = checkSource(NO_COND + 'final (0:r0=2)\n', { model: lkmm });
+    expect(r.quantifier).toBe('exists');
+    expect(r.observation).toBe('Sometimes');
   });
 });

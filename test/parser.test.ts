@@ -547,10 +547,11 @@ describe('error messages with positions', () => {
     expect(e.pos).toEqual({ line: 9, col: 9 });
   });
 
-  it('missing final clause', () => {
-    const e = errorOf('C t\n{}\nP0(int *x)\n{\n\tWRITE_ONCE(*x, 1);\n}\n');
-    expect(e.message).toBe('missing final condition ("exists (...)", "~exists (...)" or "forall (...)")');
-    expect(e.pos).toEqual({ line: 7, col: 1 });
+  it('a missing final clause means forall (true), as in herd7', () => {
+    const t = parseLitmus('C t\n{}\nP0(int *x)\n{\n\tWRITE_ONCE(*x, 1);\n}\n');
+    expect(t.quantifier).toBe('forall');
+    expect(t.condition).toEqual({ kind: 'true' });
+    expect(t.conditionPos).toEqual({ line: 7, col: 1 });
   });
 
   it('something else than a final clause after the processes', () => {

@@ -96,23 +96,31 @@ class Parser {
       } else break;
     }
     const conditionPos = this.tok.pos;
-    let quantifier: Quantifier;
-    if (this.accept('exists')) quantifier = 'exists';
-    else if (this.accept('forall')) quantifier = 'forall';
-    else if (this.is('~') && this.peek().text === 'exists') {
-      this.next();
-      this.next();
-      quantifier = '~exists';
-    } else if (this.tok.kind === 'eof') {
-      fail('missing final condition ("exists (...)", "~exists (...)" or "forall (...)")', this.tok.pos);
-    } else this.unexpected('"exists", "~exists" or "forall"');
-    const condition = this.parseCond();
+    const { quantifier, condition } = this.parseFinal();
     this.accept(';');
     if (this.tok.kind !== 'eof') this.unexpected('end of test after the final condition');
     return {
       arch, name, info, result: headerResult(text), init, processes, locations, filter, quantifier, condition,
       conditionPos,
     };
+  }
+
+  /**
+   * The final condition. As in herd7, `final` is `exists`, and a test without
+   * one means `forall (true)`: every execution satisfies it.
+   */
+  private parseFinal(): { quantifier: Quantifier; condition: CondExpr } {
+    let quantifier: Quantifier;
+    if (this.accept('exists') || this.accept('final')) quantifier = 'exists';
+    else if (this.accept('forall')) quantifier = 'forall';
+    else if (this.is('~') && this.peek().text === 'exists') {
+      this.next();
+      this.next();
+      quantifier = '~exists';
+    } else if (this.tok.kind === 'eof' || this.is(';')) {
+      return { quantifier: 'forall', condition: { kind: 'true' } };
+    } else this.unexpected('"exists", "~exists" or "forall"');
+    return { quantifier, condition: this.parseCond() };
   }
 
   // ------------------------------------------------------------------ init
