@@ -248,6 +248,18 @@ describe('litmus check: output', () => {
     expect(mp).toContain('forbidden by \\"happens-before\\"');
     for (const step of ['fre', 'po-rel', 'rfe', 'ppo']) expect(mp).toContain(`label="hb: ${step}"`);
   });
+
+  it('--svg writes an SVG picture per test without Graphviz, and says where', () => {
+    const r = litmus('check', '-q', '--svg', 'svgs', 'sb.litmus', join('suite', 'mp.litmus'));
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain(`picture: ${join('svgs', 'sb.svg')}`);
+    const sb = readFileSync(join(dir, 'svgs', 'sb.svg'), 'utf8');
+    expect(sb).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg" width="\d+" height="\d+"/);
+    expect(sb).toMatch(/>P1\.2 READ_ONCE \(line \d+\)<\/text>/);
+    const mp = readFileSync(join(dir, 'svgs', 'mp.svg'), 'utf8');
+    expect(mp).toContain('forbidden by &quot;happens-before&quot;');
+    expect(mp.match(/<path class="cycle"/g)?.length).toBe(4);
+  });
 });
 
 describe('litmus check: exit codes and errors', () => {

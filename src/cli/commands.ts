@@ -13,6 +13,7 @@ interface CheckFlags {
   json?: boolean;
   trace?: boolean;
   dot?: string;
+  svg?: string;
   unroll: number;
   maxExecutions: number;
   timeout: number;
@@ -28,11 +29,12 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
     console.error(`${m}: no such file, folder or bundled test`);
     status = 2;
   }
-  if (o.dot !== undefined) {
+  for (const [flag, dir] of [['--dot', o.dot], ['--svg', o.svg]]) {
+    if (dir === undefined) continue;
     try {
-      ensureDir(o.dot);
+      ensureDir(dir);
     } catch (e) {
-      console.error(`litmus: cannot create the --dot folder ${o.dot}: ${(e as Error).message}`);
+      console.error(`litmus: cannot create the ${flag} folder ${dir}: ${(e as Error).message}`);
       return 2;
     }
   }
@@ -45,7 +47,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
       return 2;
     }
   }
-  const opts: RunOptions = { model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout, trace: o.trace, dot: o.dot };
+  const opts: RunOptions = { model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout, trace: o.trace, dot: o.dot, svg: o.svg };
   const jobs = Math.max(1, Math.min(o.jobs ?? availableParallelism(), files.length));
   const reports: FileReport[] = jobs > 1 ? await runPool(files, opts, jobs) : [];
   if (jobs <= 1) for (const f of files) reports.push(await runOne(f, opts));
@@ -66,6 +68,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
     console.log(r.human);
     if (r.trace) console.log(r.trace);
     if (r.dot) console.log(`picture: ${r.dot} (render with: dot -Tsvg ${r.dot} -o ${r.dot.replace(/\.dot$/, '.svg')})`);
+    if (r.svg) console.log(`picture: ${r.svg}`);
     if (!o.quiet) console.log('');
   }
   if (o.json) {

@@ -31,6 +31,7 @@ program
   .option('--json', 'print results as JSON')
   .option('--trace', 'show a witnessing execution for each outcome the condition describes')
   .option('--dot <dir>', 'write a Graphviz picture per test into <dir>: a witness of the condition, or the forbidden candidate with its cycle')
+  .option('--svg <dir>', 'write the same picture as SVG (no Graphviz needed) into <dir>')
   .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll'), 2)
   .option('--max-executions <n>', 'stop a test after this many candidate executions', intArg('--max-executions'), 1_000_000)
   .option('--timeout <ms>', 'stop a test after this many milliseconds', intArg('--timeout'), 60_000)

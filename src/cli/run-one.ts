@@ -17,6 +17,8 @@ export interface RunOptions {
   trace?: boolean;
   /** Folder for a Graphviz picture of each test's witness (or forbidden candidate). */
   dot?: string;
+  /** Folder for the same picture as SVG. */
+  svg?: string;
 }
 
 export interface FileReport {
@@ -27,8 +29,9 @@ export interface FileReport {
   herd?: string;
   human?: string;
   trace?: string;
-  /** Where the picture was written, if one was asked for and there is an execution to draw. */
+  /** Where the pictures were written, if asked for and there is an execution to draw. */
   dot?: string;
+  svg?: string;
   json?: JsonResult;
   meta?: SuiteMeta;
 }
@@ -68,7 +71,7 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
       unroll: opts.unroll,
       maxExecutions: opts.maxExecutions,
       timeoutMs: opts.timeoutMs,
-      keepWitnesses: wantTrace || opts.dot !== undefined,
+      keepWitnesses: wantTrace || opts.dot !== undefined || opts.svg !== undefined,
     });
     const meta = suiteMeta(text);
     const status: 0 | 1 = r.matches === false ? 1 : 0;
@@ -77,20 +80,24 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
       const { traceReport } = await import('../report/trace.js');
       trace = traceReport(r, model, { tryFixes: true, limits: { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs } });
     }
-    let dot: string | undefined;
-    if (opts.dot !== undefined) {
-      const { dotForResult } = await import('../report/dot.js');
-      const graph = dotForResult(r, model, { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs });
-      if (graph) {
-        dot = join(opts.dot, `${basename(file).replace(/\.litmus$/, '')}.dot`);
-        try {
-          writeFileSync(dot, graph);
-        } catch (e) {
-          return { file, status: 2, error: `${file}: cannot write the picture ${dot}: ${(e as Error).message}` };
-        }
+    const limits = { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs };
+    const pictures: { dot?: string; svg?: string } = {};
+    for (const kind of ['dot', 'svg'] as const) {
+      const dir = opts[kind];
+      if (dir === undefined) continue;
+      const picture = kind === 'dot'
+        ? (await import('../report/dot.js')).dotForResult(r, model, limits)
+        : (await import('../report/svg.js')).svgForResult(r, model, limits);
+      if (!picture) continue;
+      const path = join(dir, `${basename(file).replace(/\.litmus$/, '')}.${kind}`);
+      try {
+        writeFileSync(path, picture);
+      } catch (e) {
+        return { file, status: 2, error: `${file}: cannot write the picture ${path}: ${(e as Error).message}` };
       }
+      pictures[kind] = path;
     }
-    return { file, status, herd: herdBlock(r), human: humanLine(r), trace, dot, json: toJson(file, r, meta), meta };
+    return { file, status, herd: herdBlock(r), human: humanLine(r), trace, ...pictures, json: toJson(file, r, meta), meta };
   } catch (e) {
     if (e instanceof LitmusError) return { file, status: 2, error: e.format(file) };
     if (e instanceof LimitError) return { file, status: 2, error: `${file}: ${e.message}` };
