@@ -15,6 +15,9 @@ import { litmus, NFS_DIR, ROOT } from './util.js';
 
 const CORPUS = join(ROOT, '..', 'shared', 'corpus', 'herd-linux');
 
+/** Lets the test runner's messages through between long synchronous steps (the machine may be loaded). */
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
 function pictures(text: string): Picture[] {
   const r = checkSource(text, { model: lkmm, keepWitnesses: true });
   const f = r.positive === 0 ? forbiddenPicture(r, lkmm) : undefined;
@@ -55,11 +58,12 @@ function checkPicture(p: Picture): void {
 }
 
 describe('SVG pictures', () => {
-  it('lay out the classic shapes without overlapping text (IRIW: four CPUs)', () => {
+  it('lay out the classic shapes without overlapping text (IRIW: four CPUs)', async () => {
     let drawn = 0;
     let fourCpus = 0;
     let cycles = 0;
     for (const s of SHAPES) {
+      await tick();
       for (const p of pictures(litmus(s.name.split(' ')[0], s.procs, s.cond))) {
         checkPicture(p);
         drawn++;
@@ -84,10 +88,11 @@ describe('SVG pictures', () => {
     expect(witness.highlight?.labels?.sort()).toEqual(['fr', 'fr', 'po', 'po']);
   });
 
-  it('lay out the bundled suite\'s larger executions', () => {
+  it('lay out the bundled suite\'s larger executions', async () => {
     const files = readdirSync(NFS_DIR).filter((f) => f.endsWith('.litmus')).sort().filter((_, i) => i % 20 === 0);
     let drawn = 0;
     for (const f of files) {
+      await tick();
       for (const p of pictures(readFileSync(join(NFS_DIR, f), 'utf8'))) {
         checkPicture(p);
         drawn++;
@@ -96,10 +101,11 @@ describe('SVG pictures', () => {
     expect(drawn).toBeGreaterThanOrEqual(files.length);
   });
 
-  it.skipIf(!existsSync(CORPUS))('lay out a third of the herd-linux corpus tests (needs ../shared/corpus)', () => {
+  it.skipIf(!existsSync(CORPUS))('lay out a third of the herd-linux corpus tests (needs ../shared/corpus)', async () => {
     const files = readdirSync(CORPUS).filter((f) => f.endsWith('.litmus')).sort().filter((_, i) => i % 3 === 0);
     let drawn = 0;
     for (const f of files) {
+      await tick();
       for (const p of pictures(readFileSync(join(CORPUS, f), 'utf8')).slice(0, 2)) {
         checkPicture(p);
         drawn++;
