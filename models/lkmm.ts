@@ -158,14 +158,14 @@ export function readSideSections(x: Execution): { rcu: Relation; srcu: Relation 
 /** Stage 2: preserved program order, propagation, happens-before. */
 function happensBefore(x: Execution, st: StaticLkmm, c: Communication) {
   const { co, rf, int, ext, id } = x.rel;
-  const W = x.sets.W;
+  const { R, W } = x.sets;
   const { Marked, Plain, wmb, poRel, rmwAll } = st;
   const { addr, data, ctrl, fr, rfi, rfe, fence0, strongFence0, poUnlockLockPo } = c;
   const dep = addr.or(data);
   const rwdep = dep.or(ctrl).restrict(undefined, W);
   const overwrite = co.or(fr);
   const toW = st.hasPlain ? rwdep.or(overwrite.and(int), addr.restrict(undefined, Plain).seq(wmb)) : rwdep.or(overwrite.and(int));
-  const toR = addr.or(dep.restrict(undefined, Marked).seq(rfi));
+  const toR = addr.restrict(undefined, R).or(dep.restrict(undefined, Marked).seq(rfi));
   const ppo = toR.or(toW, fence0, poUnlockLockPo.and(int));
 
   const aCumul = (r: Relation) => rfe.restrict(undefined, Marked).opt().seq(r);
@@ -176,7 +176,7 @@ function happensBefore(x: Execution, st: StaticLkmm, c: Communication) {
   const prop = overwrite.and(ext).opt().restrict(Marked, undefined).seq(cumulFence.star())
     .seq(rfe.opt().restrict(Marked, Marked));
   const hb = ppo.or(rfe, prop.minus(id).and(int)).restrict(Marked, Marked);
-  return { ppo, rmwSequence: rmwSequence ?? id, cumulFence, prop, hb };
+  return { toR, ppo, rmwSequence: rmwSequence ?? id, cumulFence, prop, hb };
 }
 type HappensBefore = ReturnType<typeof happensBefore>;
 
@@ -438,7 +438,7 @@ function checkAxioms(x: Execution, st: StaticLkmm, prefix: boolean): Verdict {
       if (!wrIncoh.or(rwIncoh, wwIncoh).isEmpty()) return { consistent: false, violated: 'plain-coherence', flags: [] };
       const wwNonrace = wwVis.and(Marked.cross(W).or(rwXbstar)).and(W.cross(Marked).or(wrVis));
       const wwRace = preRace.and(B.co).minus(wwNonrace);
-      const wrRace = preRace.and(B.co.opt().seq(B.rf)).minus(wrVis);
+      const wrRace = preRace.and(B.co.opt().seq(B.rf)).minus(wrVis).minus(rwXbstar.inv());
       const rwRace = preRace.and(L.fr).minus(rwXbstar);
       if (!wwRace.or(wrRace, rwRace).isEmpty()) flags.push('data-race');
       const poLocNoBarrier = L.poLoc.minus(L.barrier());
@@ -452,7 +452,8 @@ function checkAxioms(x: Execution, st: StaticLkmm, prefix: boolean): Verdict {
 
 /**
  * The bell's and lock.cat's flags about how a test uses RCU, SRCU and locks
- * (as herd prints them, on consistent executions).
+ * (as herd prints them, on consistent executions). Names are those of the
+ * current linux-kernel.bell and lock.cat (LKMM_FLAGS lists every one).
  */
 function structuralFlags(x: Execution, st: StaticLkmm, c: Communication): string[] {
   const S = x.sets;
@@ -460,31 +461,34 @@ function structuralFlags(x: Execution, st: StaticLkmm, c: Communication): string
   const rcuLock = S.fence('rcu-lock');
   const rcuUnlock = S.fence('rcu-unlock');
   if (!rcuLock.isEmpty() || !rcuUnlock.isEmpty()) {
-    if (!rcuLock.minus(st.rcuRscs.domain()).isEmpty()) flags.push('unbalanced-rcu-lock');
-    if (!rcuUnlock.minus(st.rcuRscs.range()).isEmpty()) flags.push('unbalanced-rcu-unlock');
+    if (!rcuLock.minus(st.rcuRscs.domain()).isEmpty()) flags.push('unmatched-rcu-lock');
+    if (!rcuUnlock.minus(st.rcuRscs.range()).isEmpty()) flags.push('unmatched-rcu-unlock');
     if (!st.rcuRscs.and(x.rel.po.restrict(undefined, S.SyncSrcu).seq(x.rel.po)).isEmpty()) flags.push('invalid-sleep');
   }
   if (!S.SrcuLock.isEmpty() || !S.SrcuUnlock.isEmpty()) {
     const srcu = c.srcuRscs;
-    if (!S.SrcuLock.minus(srcu.domain()).isEmpty()) flags.push('unbalanced-srcu-lock');
-    if (!S.SrcuUnlock.minus(srcu.range()).isEmpty()) flags.push('unbalanced-srcu-unlock');
+    if (!S.SrcuLock.minus(srcu.domain()).isEmpty()) flags.push('unmatched-srcu-lock');
+    if (!S.SrcuUnlock.minus(srcu.range()).isEmpty()) flags.push('unmatched-srcu-unlock');
     if (!srcu.inv().seq(srcu).minus(x.rel.id).isEmpty()) flags.push('multiple-srcu-matches');
+    // different-values(srcu-rscs): a lock and its unlock carry different values.
     let bad = false;
     srcu.forEach((a, b) => {
       if (x.events[a].value !== x.events[b].value) bad = true;
     });
-    if (bad) flags.push('bad-srcu-value-match');
-    // Cookies (srcu_read_lock's value) are only for srcu_read_unlock().
-    const carry = c.carrySrcuData;
-    const passCookie = carry.seq(x.rel.data);
-    const toUnlock = passCookie.restrict(undefined, S.SrcuUnlock).domain();
-    const lockPass = S.SrcuLock.id().seq(passCookie);
-    if (!lockPass.seq(x.rel.rf).restrict(undefined, toUnlock.complement()).isEmpty()) flags.push('suspicious-srcu-cookie-use');
-    if (!S.SrcuLock.id().seq(carry).seq(x.rel.ctrl).isEmpty()) flags.push('illegal-srcu-cookie-ctrl');
-    if (!S.SrcuLock.id().seq(carry).seq(x.rel.addr).isEmpty()) flags.push('illegal-srcu-cookie-addr');
+    if (bad) flags.push('srcu-bad-value-match');
   }
+  // lock.cat: ALL-LOCKS, the events of spinlocks and SRCU structures.
+  const allLocks = S.LKR.or(S.LKW, S.UL, S.LF, S.RL, S.RU).or(S.SrcuLock, S.SrcuUnlock, S.SyncSrcu);
+  if (allLocks.isEmpty()) return flags;
+  // Ordinary accesses to a lock or an SRCU structure.
+  if (!S.M.minus(S.IW).minus(allLocks).id().seq(x.rel.loc).restrict(undefined, allLocks).isEmpty()) flags.push('mixed-lock-accesses');
+  if (!S.LKW.minus(st.lkRmw.range()).isEmpty()) flags.push('unpaired-LKW');
+  if (!S.LKR.minus(st.lkRmw.domain()).isEmpty()) flags.push('unpaired-LKR');
+  // The final value of a spinlock (or SRCU structure) should not be tested.
+  if (!S.FW.id().seq(x.rel.loc).restrict(undefined, allLocks).isEmpty()) flags.push('lock-final');
   if (!S.UL.isEmpty()) {
-    // An unlock with no lock of its own thread open before it.
+    // critical = ([LKW] ; po-loc ; [UL]) \ (po-loc ; [LKW | UL] ; po-loc): an
+    // unlock with no lock of its own thread open before it is unmatched.
     for (const u of S.UL.members()) {
       const e = x.events[u];
       let open = false;
@@ -498,13 +502,6 @@ function structuralFlags(x: Execution, st: StaticLkmm, c: Communication): string
         break;
       }
     }
-  }
-  // lock.cat: the final value of a spinlock should not be tested.
-  const allLocks = S.LKR.or(S.LKW, S.UL, S.LF, S.RU);
-  if (!allLocks.isEmpty() && !S.FW.id().seq(x.rel.loc).restrict(undefined, allLocks).isEmpty()) flags.push('lock-final');
-  const lockLocs = new Set(x.events.filter((e) => e.lock).map((e) => e.loc));
-  if (lockLocs.size > 0 && x.events.some((e) => e.thread >= 0 && !e.lock && e.kind !== 'F' && lockLocs.has(e.loc))) {
-    flags.push('mixed-lock-accesses');
   }
   return flags;
 }

@@ -2,7 +2,7 @@
 // model, and summarise the way herd7 does (states, verdict, P/N, flags).
 
 import type { CondExpr, CondTerm } from './parse/ast.js';
-import { parseLitmus } from './parse/parser.js';
+import { headerPredictsDataRace, parseLitmus } from './parse/parser.js';
 import { buildProgram, isAddress, LOC_BASE, type Program } from './program/program.js';
 import { explore, type ExploreResult } from './explore/explorer.js';
 import type { Model } from './model/model.js';
@@ -38,8 +38,12 @@ export interface CheckResult {
   ok: boolean;
   /** The Result: of the test's header, if any. */
   expected?: string;
+  /** Whether the Result: line also says DATARACE. */
+  expectsDataRace: boolean;
   /** Whether the verdict matches the Result: line (undefined if there is none). */
   matches?: boolean;
+  /** Why it does not match, or why a different verdict is forgiven (see judge). */
+  judgement?: string;
   stats: { candidates: number; pruned: number; cutPaths: number; ms: number };
   program: Program;
   exploration: ExploreResult;
@@ -71,6 +75,8 @@ export function checkSource(text: string, opts: CheckOptions): CheckResult {
   const q = test.quantifier;
   const ok = q === 'exists' ? p > 0 : q === 'forall' ? n === 0 : p === 0;
   const expected = test.result;
+  const expectsDataRace = headerPredictsDataRace(text);
+  const verdict = expected === undefined ? undefined : judge({ expected, expectsDataRace, observation, executions: p + n, flags: ex.flags });
   return {
     name: test.name,
     model: opts.model.name,
@@ -83,17 +89,39 @@ export function checkSource(text: string, opts: CheckOptions): CheckResult {
     observation,
     ok,
     expected,
-    matches: expected === undefined ? undefined : judge(expected, observation, p + n),
+    expectsDataRace,
+    matches: verdict?.matches,
+    judgement: verdict?.why,
     stats: { candidates: ex.candidates, pruned: ex.pruned, cutPaths: ex.cutPaths, ms },
     program: prog,
     exploration: ex,
   };
 }
 
-/** The kernel's judgelitmus.sh rule: Result: against the Observation. */
-export function judge(expected: string, observation: Observation, executions: number): boolean {
-  if (expected === 'DEADLOCK') return executions === 0;
-  return expected === observation;
+export interface Judgement {
+  matches: boolean;
+  /** Why it does not match, or why a different verdict is forgiven. */
+  why?: string;
+}
+
+/**
+ * The kernel's judgelitmus.sh rules, in its order: a `DATARACE` in the
+ * Result: line and a `data-race` flag go together; `DEADLOCK` means no
+ * execution completes (and no completed execution is only right for
+ * DEADLOCK); `Maybe` accepts any verdict; otherwise the word must be the
+ * Observation, except that a flagged data race forgives a different one.
+ */
+export function judge(r: { expected: string; expectsDataRace: boolean; observation: Observation; executions: number; flags: string[] }): Judgement {
+  const raced = r.flags.includes('data-race');
+  if (r.expectsDataRace && !raced) return { matches: false, why: 'Result: says DATARACE but no data race is flagged' };
+  if (!r.expectsDataRace && raced) return { matches: false, why: 'a data race is flagged but Result: does not say DATARACE' };
+  if (r.expected === 'DEADLOCK') {
+    return r.executions === 0 ? { matches: true } : { matches: false, why: `${r.executions} executions complete` };
+  }
+  if (r.executions === 0) return { matches: false, why: 'no execution completes (a deadlock)' };
+  if (r.expected === r.observation || r.expected === 'Maybe') return { matches: true };
+  if (raced) return { matches: true, why: `${r.observation}, forgiven because of the data race` };
+  return { matches: false };
 }
 
 export function formatValue(prog: Program, v: number): string {

@@ -156,9 +156,9 @@ exists (1:r0=1 /\\ 1:r1=0)
 });
 
 describe('flags about RCU and lock usage', () => {
-  it('an rcu_read_lock() never released is flagged unbalanced-rcu-lock', () => {
+  it('an rcu_read_lock() never released is flagged unmatched-rcu-lock', () => {
     const r = checkSource('C t\n{}\nP0(int *x)\n{\n\tint r0;\n\trcu_read_lock();\n\tr0 = READ_ONCE(*x);\n}\nP1(int *x)\n{\n\tWRITE_ONCE(*x, 1);\n}\nexists (0:r0=1)\n', { model: lkmm });
-    expect(r.flags).toEqual(['unbalanced-rcu-lock']);
+    expect(r.flags).toEqual(['unmatched-rcu-lock']);
   });
 
   it('synchronize_srcu() inside an RCU read-side critical section is flagged invalid-sleep', () => {

@@ -50,7 +50,9 @@ export interface JsonResult {
   states: { bindings: Record<string, string>; count: number; positive: boolean }[];
   ok: boolean;
   expected?: string;
+  expectsDataRace: boolean;
   matches?: boolean;
+  judgement?: string;
   stats: CheckResult['stats'];
   meta?: SuiteMeta;
 }
@@ -121,7 +123,9 @@ function toJson(file: string, r: CheckResult, meta?: SuiteMeta): JsonResult {
     states: r.states.map((s) => ({ bindings: Object.fromEntries(s.bindings), count: s.count, positive: s.positive })),
     ok: r.ok,
     expected: r.expected,
+    expectsDataRace: r.expectsDataRace,
     matches: r.matches,
+    judgement: r.judgement,
     stats: r.stats,
     meta,
   };

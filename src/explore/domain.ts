@@ -2,7 +2,7 @@
 // sets of values until nothing new appears. The explorer uses it to guess
 // the value of a read whose write comes later in its exploration order.
 
-import { binop, evalPure, isAddress, LOC_BASE, type Program, type PureExpr } from '../program/program.js';
+import { binop, evalPure, isAddress, LOC_BASE, pureRegs, type Program, type PureExpr, type Thread } from '../program/program.js';
 
 export const DOMAIN_CAP = 256;
 
@@ -44,6 +44,27 @@ function absEval(e: PureExpr, regs: AbsRegs): Set<number> {
   }
 }
 
+/**
+ * The registers of a thread that may hold a value read from memory (or
+ * computed from one), flow-insensitively.
+ */
+function readDerived(th: Thread): Set<number> {
+  const out = new Set<number>();
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const ins of th.code) {
+      let dst = -1;
+      if (ins.op === 'prim' && ins.dst >= 0) dst = ins.dst;
+      else if (ins.op === 'set' && pureRegs(ins.e).some((r) => out.has(r))) dst = ins.dst;
+      if (dst >= 0 && !out.has(dst)) {
+        out.add(dst);
+        changed = true;
+      }
+    }
+  }
+  return out;
+}
+
 export function computeDomain(prog: Program): ValueDomain {
   const nLoc = prog.locations.length;
   const values: Set<number>[] = prog.initValues.map((v) => new Set([v]));
@@ -81,6 +102,10 @@ export function computeDomain(prog: Program): ValueDomain {
       // States are kept apart by the values of loop counters (always single
       // values), so that loops unroll exactly as bounded and no further.
       const counters = [...new Set(th.code.flatMap((i) => (i.op === 'loopcheck' ? [i.counter] : [])))];
+      // A branch on a value read from memory goes both ways: herd's equation
+      // solving lets a read take a value that is only written on the path
+      // that value selects (a value justified by itself through a cycle).
+      const fromMemory = readDerived(th);
       const keyOf = (pc: number, regs: AbsRegs) =>
         counters.length === 0 ? String(pc) : `${pc}|${counters.map((c) => [...regs[c]].join('/')).join(',')}`;
       const states = new Map<string, { pc: number; regs: AbsRegs }>();
@@ -132,8 +157,9 @@ export function computeDomain(prog: Program): ValueDomain {
             break;
           case 'branch': {
             const c = absEval(ins.cond, regs);
-            if ([...c].some((v) => v !== 0)) join(pc + 1, regs);
-            if (c.has(0)) join(ins.ifFalse, regs);
+            const either = pureRegs(ins.cond).some((r) => fromMemory.has(r));
+            if (either || [...c].some((v) => v !== 0)) join(pc + 1, regs);
+            if (either || c.has(0)) join(ins.ifFalse, regs);
             break;
           }
           case 'loopcheck': {

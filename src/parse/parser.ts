@@ -31,6 +31,13 @@ export function headerResult(text: string): string | undefined {
   return m ? m[1] : undefined;
 }
 
+/** Whether the header's `Result:` line says `DATARACE` (as in `Result: Sometimes DATARACE`). */
+export function headerPredictsDataRace(text: string): boolean {
+  const brace = text.indexOf('{');
+  const head = brace >= 0 ? text.slice(0, brace) : text;
+  return /Result:[^\n]*\bDATARACE\b/.test(head);
+}
+
 class Parser {
   private toks: Token[] = [];
   private i = 0;

@@ -153,11 +153,13 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
     }
     observe(lr.thread === null ? memRef(lr.name, lr.pos) : regRef(lr.thread, lr.name, lr.pos));
   }
-  const compileTerm = (t: CondTerm, isRhs: boolean): ((fs: FinalState) => number) => {
+  // herd's states show what the final condition and `locations` name, not
+  // what only the filter names: `shown` is false while compiling the filter.
+  const compileTerm = (t: CondTerm, isRhs: boolean, shown: boolean): ((fs: FinalState) => number) => {
     if (t.kind === 'num') return () => t.value;
     if (t.kind === 'reg') {
       const o = regRef(t.thread, t.name, t.pos) as Extract<Observed, { kind: 'reg' }>;
-      observe(o);
+      if (shown) observe(o);
       return (fs) => fs.regs[o.thread][o.reg];
     }
     if (isRhs) {
@@ -167,43 +169,43 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
       return () => LOC_BASE + l;
     }
     const o = memRef(t.name, t.pos) as Extract<Observed, { kind: 'mem' }>;
-    observe(o);
+    if (shown) observe(o);
     return (fs) => fs.mem[o.loc];
   };
-  const compileCond = (c: CondExpr): ((fs: FinalState) => boolean) => {
+  const compileCond = (c: CondExpr, shown: boolean): ((fs: FinalState) => boolean) => {
     switch (c.kind) {
       case 'true':
         return () => true;
       case 'false':
         return () => false;
       case 'not': {
-        const a = compileCond(c.arg);
+        const a = compileCond(c.arg, shown);
         return (fs) => !a(fs);
       }
       case 'and': {
-        const a = compileCond(c.left);
-        const b = compileCond(c.right);
+        const a = compileCond(c.left, shown);
+        const b = compileCond(c.right, shown);
         return (fs) => a(fs) && b(fs);
       }
       case 'or': {
-        const a = compileCond(c.left);
-        const b = compileCond(c.right);
+        const a = compileCond(c.left, shown);
+        const b = compileCond(c.right, shown);
         return (fs) => a(fs) || b(fs);
       }
       case 'implies': {
-        const a = compileCond(c.left);
-        const b = compileCond(c.right);
+        const a = compileCond(c.left, shown);
+        const b = compileCond(c.right, shown);
         return (fs) => !a(fs) || b(fs);
       }
       case 'eq': {
-        const l = compileTerm(c.lhs, false);
-        const r = compileTerm(c.rhs, true);
+        const l = compileTerm(c.lhs, false, shown);
+        const r = compileTerm(c.rhs, true, shown);
         return c.negated ? (fs) => l(fs) !== r(fs) : (fs) => l(fs) === r(fs);
       }
     }
   };
-  const filter = test.filter ? compileCond(test.filter) : undefined;
-  const holds = compileCond(test.condition);
+  const holds = compileCond(test.condition, true);
+  const filter = test.filter ? compileCond(test.filter, false) : undefined;
   return {
     name: test.name,
     locations,

@@ -22,7 +22,11 @@ export function herdBlock(r: CheckResult): string {
 export function humanLine(r: CheckResult): string {
   const total = r.positive + r.negative;
   let line = `${r.name}: ${r.observation} (${r.positive} of ${total} executions) under ${r.model}`;
-  if (r.expected !== undefined) line += r.matches ? `; Result: ${r.expected} matches` : `; Result: ${r.expected} MISMATCH`;
+  if (r.expected !== undefined) {
+    const expected = r.expectsDataRace ? `${r.expected} DATARACE` : r.expected;
+    const why = r.judgement ? ` (${r.judgement})` : '';
+    line += `; Result: ${expected} ${r.matches ? 'matches' : 'MISMATCH'}${why}`;
+  }
   if (r.flags.length) line += `; flags: ${r.flags.join(', ')}`;
   if (r.stats.cutPaths) line += `; ${r.stats.cutPaths} paths cut by the loop bound (see --unroll)`;
   return line;
