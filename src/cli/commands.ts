@@ -1,8 +1,10 @@
 // What `litmus check` and `litmus merge` do, once the arguments are parsed.
 
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { basename, dirname, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { exportLitmus } from '../export/export.js';
+import { LitmusError } from '../parse/errors.js';
 import { resolveInputs, shard } from './inputs.js';
 import { runOne, type FileReport, type JsonResult, type RunOptions } from './run-one.js';
 import { suiteConfig, suiteTable, suiteVerdict, type SuiteRow } from '../report/suite.js';
@@ -20,6 +22,7 @@ interface CheckFlags {
   jobs?: number;
   shard?: string;
   quiet?: boolean;
+  herdCompatible?: boolean;
 }
 
 export async function runCheck(inputs: string[], o: CheckFlags): Promise<number> {
@@ -47,13 +50,17 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
       return 2;
     }
   }
-  const opts: RunOptions = { model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout, trace: o.trace, dot: o.dot, svg: o.svg };
+  const opts: RunOptions = {
+    model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout, trace: o.trace, dot: o.dot, svg: o.svg,
+    herdCompatible: o.herdCompatible,
+  };
   const jobs = Math.max(1, Math.min(o.jobs ?? availableParallelism(), files.length));
   const reports: FileReport[] = jobs > 1 ? await runPool(files, opts, jobs) : [];
   if (jobs <= 1) for (const f of files) reports.push(await runOne(f, opts));
 
   const jsonOut: JsonResult[] = [];
   for (const r of reports) {
+    for (const w of r.herdWarnings ?? []) console.error(w);
     if (r.status === 2) {
       console.error(r.error);
       status = 2;
@@ -106,6 +113,47 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
     }
   }
   return status;
+}
+
+/** `litmus export`: each input written herd7-readable into `out` (a folder's files keep their place below it). */
+export function runExport(inputs: string[], out: string): number {
+  const { files, folders, missing } = resolveInputs(inputs);
+  let status = 0;
+  for (const m of missing) {
+    console.error(`${m}: no such file, folder or bundled test`);
+    status = 2;
+  }
+  try {
+    ensureDir(out);
+  } catch (e) {
+    console.error(`litmus: cannot create the --out folder ${out}: ${(e as Error).message}`);
+    return 2;
+  }
+  const roots = folders.map((d) => resolve(d));
+  let written = 0;
+  for (const file of files) {
+    const root = roots.find((d) => resolve(file).startsWith(d + sep));
+    const target = join(out, root ? relative(root, resolve(file)) : basename(file));
+    const r = exportFile(file, target);
+    if (r) {
+      console.error(r);
+      status = 2;
+    } else written++;
+  }
+  console.log(`exported ${written} of ${files.length} file${files.length === 1 ? '' : 's'} to ${out}`);
+  return status;
+}
+
+function exportFile(file: string, target: string): string | undefined {
+  try {
+    const text = exportLitmus(readFileSync(file, 'utf8'));
+    ensureDir(dirname(target));
+    writeFileSync(target, text);
+    return undefined;
+  } catch (e) {
+    if (e instanceof LitmusError) return e.format(file);
+    return `${file}: ${(e as Error).message}`;
+  }
 }
 
 export function runMerge(files: string[]): number {

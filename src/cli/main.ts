@@ -38,9 +38,20 @@ program
   .option('-j, --jobs <n>', 'worker threads for many files (default: all cores)', intArg('--jobs'))
   .option('--shard <k/n>', 'check only a deterministic 1/n share of the inputs (k-th)')
   .option('-q, --quiet', 'only the one-line summaries')
+  .option('--herd-compatible', 'also warn (on stderr) about what herd7 would refuse to read; verdicts and exit status are unchanged')
   .action(async (inputs: string[], o) => {
     const { runCheck } = await import('./commands.js');
     process.exitCode = await runCheck(inputs, o);
+  });
+
+program
+  .command('export')
+  .description('write herd7-readable C litmus files: bit operations as linux-kernel.def primitives, reserved names renamed')
+  .argument('<inputs...>', 'files, folders or bundled test names')
+  .requiredOption('--out <dir>', 'folder to write the exported files into')
+  .action(async (inputs: string[], o: { out: string }) => {
+    const { runExport } = await import('./commands.js');
+    process.exitCode = runExport(inputs, o.out);
   });
 
 program

@@ -19,6 +19,8 @@ export interface RunOptions {
   dot?: string;
   /** Folder for the same picture as SVG. */
   svg?: string;
+  /** Also list what herd7 would refuse (src/export/lint.ts). */
+  herdCompatible?: boolean;
 }
 
 export interface FileReport {
@@ -34,6 +36,8 @@ export interface FileReport {
   svg?: string;
   json?: JsonResult;
   meta?: SuiteMeta;
+  /** `file:line:col: herd7: ...` lines, with --herd-compatible. */
+  herdWarnings?: string[];
 }
 
 export interface JsonResult {
@@ -99,7 +103,12 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
       }
       pictures[kind] = path;
     }
-    return { file, status, herd: herdBlock(r), human: humanLine(r), trace, ...pictures, json: toJson(file, r, meta), meta };
+    let herdWarnings: string[] | undefined;
+    if (opts.herdCompatible) {
+      const { herdFindings, formatFindings } = await import('../export/lint.js');
+      herdWarnings = formatFindings(file, herdFindings(r.program.test, text));
+    }
+    return { file, status, herd: herdBlock(r), human: humanLine(r), trace, ...pictures, json: toJson(file, r, meta), meta, herdWarnings };
   } catch (e) {
     if (e instanceof LitmusError) return { file, status: 2, error: e.format(file) };
     if (e instanceof LimitError) return { file, status: 2, error: `${file}: ${e.message}` };

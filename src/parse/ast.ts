@@ -29,6 +29,11 @@ export type Stmt =
   | { kind: 'block'; body: Stmt[]; pos: Pos }
   | { kind: 'empty'; pos: Pos };
 
+const STMT_KINDS: ReadonlySet<string> = new Set(['decl', 'assign', 'expr', 'if', 'while', 'block', 'empty']);
+
+/** Whether a node is a statement (the kinds of statements and expressions are distinct). */
+export const isStmt = (x: Expr | Stmt): x is Stmt => STMT_KINDS.has(x.kind);
+
 export interface Param {
   type: string;
   name: string;

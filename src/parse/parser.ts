@@ -38,6 +38,12 @@ export function headerPredictsDataRace(text: string): boolean {
   return /Result:[^\n]*\bDATARACE\b/.test(head);
 }
 
+/** The tokens of a test from the "{" of its initial state on (what the parser reads), with positions in the whole text. */
+export function testTokens(text: string): Token[] {
+  const { offset, pos } = readHeader(text);
+  return tokenize(text, offset, pos);
+}
+
 class Parser {
   private toks: Token[] = [];
   private i = 0;

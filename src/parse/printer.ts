@@ -90,9 +90,11 @@ export function printCond(c: CondExpr): string {
   }
 }
 
-export function printLitmus(t: LitmusTest): string {
+/** The test as text; `header` (comments) stands before the initial state instead of a Result: stub. */
+export function printLitmus(t: LitmusTest, header?: string): string {
   const out: string[] = [`C ${t.name}`, ...t.info.map((i) => `${i.key}=${i.value}`), ''];
-  if (t.result) out.push('(*', ` * Result: ${t.result}`, ' *)', '');
+  if (header !== undefined) out.push(header, '');
+  else if (t.result) out.push('(*', ` * Result: ${t.result}`, ' *)', '');
   out.push('{');
   for (const it of t.init) {
     const lhs = it.thread === null ? it.name : `${it.thread}:${it.name}`;

@@ -3,7 +3,7 @@
 // predicate. Names are resolved and checked here, so that every error a user
 // can make in a test is reported with its position before exploring.
 
-import type { CondExpr, CondTerm, Expr, LitmusTest, Pos, Stmt } from '../parse/ast.js';
+import { isStmt, type CondExpr, type CondTerm, type Expr, type LitmusTest, type Pos, type Stmt } from '../parse/ast.js';
 import { fail } from '../parse/errors.js';
 import { lookupPrimitive, type Primitive } from '../events/primitives.js';
 
@@ -458,9 +458,6 @@ class ThreadBuilder {
     return this.expr(a);
   }
 }
-
-const STMT_KINDS = new Set<string>(['decl', 'assign', 'expr', 'if', 'while', 'block', 'empty']);
-const isStmt = (x: Expr | Stmt): x is Stmt => STMT_KINDS.has(x.kind);
 
 function collectAssigned(body: Stmt[], out: Set<string>): void {
   const walk = (s: Stmt) => {

@@ -1,0 +1,204 @@
+// `litmus export`: a C litmus test as herd7 reads it. Operations the
+// linux-kernel.def lacks are written as the expansion the primitive table
+// gives them (the very expansion litmus compiles, so both tools judge the
+// same program), atomic_long_X as atomic_X, a value-returning primitive used
+// as a statement gets `(void)`, identifiers herd7's lexer reserves are
+// renamed, types are mapped to herd7's. Whatever else herd7 would refuse is
+// an error at its position (see lint.ts).
+
+import { isStmt, type CondExpr, type CondTerm, type Expr, type LitmusTest, type Stmt } from '../parse/ast.js';
+import { fail } from '../parse/errors.js';
+import { parseLitmus } from '../parse/parser.js';
+import { readHeader } from '../parse/header.js';
+import { printLitmus } from '../parse/printer.js';
+import { defName, lookupPrimitive } from '../events/primitives.js';
+import { herdType, isHerdReserved } from './herd7.js';
+import { herdFindings } from './lint.js';
+
+/** The herd7-readable text of a litmus test given as text (its header kept: comments and Key=Value lines). */
+export function exportLitmus(text: string): string {
+  const header = headerOf(text);
+  const test = parseLitmus(text);
+  return exportTest(header === undefined ? test : { ...test, info: [] }, header);
+}
+
+/** The herd7-readable text of a test; `header` (comments before the initial state) replaces the Result: stub. */
+export function exportTest(test: LitmusTest, header?: string): string {
+  const lowered = lowerTest(test);
+  const renames = reservedRenames(lowered);
+  const out = renameTest(lowered, renames);
+  const left = herdFindings(out);
+  if (left.length) fail(`cannot export for herd7: ${left[0].message}`, left[0].pos);
+  const note = renames.size
+    ? `(* litmus export: renamed for herd7's lexer: ${[...renames].map(([a, b]) => `${a} -> ${b}`).join(', ')} *)`
+    : undefined;
+  return printLitmus(out, [header, note].filter(Boolean).join('\n\n') || undefined);
+}
+
+/** What stands between the `C name` line and the initial state. */
+function headerOf(text: string): string | undefined {
+  const firstLine = text.indexOf('\n');
+  if (firstLine < 0) return undefined;
+  const header = text.slice(firstLine + 1, readHeader(text).offset).trim();
+  return header || undefined;
+}
+
+// ------------------------------------------------------------ lowering
+
+function lowerTest(t: LitmusTest): LitmusTest {
+  return { ...t, processes: t.processes.map((p) => ({ ...p, body: p.body.map(lowerStmt) })) };
+}
+
+function lowerStmt(s: Stmt): Stmt {
+  switch (s.kind) {
+    case 'expr': {
+      if (s.expr.kind === 'call') {
+        const info = lookupPrimitive(s.expr.name);
+        if (info && 'lower' in info) {
+          const x = info.lower(s.expr.args.map(lowerExpr), s.expr.pos);
+          return isStmt(x) ? x : voided(x);
+        }
+        if (info?.returns) return voided(lowerExpr(s.expr));
+      }
+      return { ...s, expr: lowerExpr(s.expr) };
+    }
+    case 'decl':
+      return s.init ? { ...s, init: lowerExpr(s.init) } : s;
+    case 'assign':
+      return { ...s, target: lowerExpr(s.target), value: lowerExpr(s.value) };
+    case 'if':
+      return { ...s, cond: lowerExpr(s.cond), then: lowerStmt(s.then), else: s.else && lowerStmt(s.else) };
+    case 'while':
+      return { ...s, cond: lowerExpr(s.cond), body: lowerStmt(s.body) };
+    case 'block':
+      return { ...s, body: s.body.map(lowerStmt) };
+    case 'empty':
+      return s;
+  }
+}
+
+/** `(void)e;`: herd7 takes a value-returning macro as a statement only so. */
+const voided = (e: Expr): Stmt => ({ kind: 'expr', expr: { kind: 'cast', type: 'void', arg: e, pos: e.pos }, pos: e.pos });
+
+function lowerExpr(e: Expr): Expr {
+  switch (e.kind) {
+    case 'call': {
+      const args = e.args.map(lowerExpr);
+      const info = lookupPrimitive(e.name);
+      if (info && 'lower' in info) {
+        const x = info.lower(args, e.pos);
+        if (isStmt(x)) fail(`${e.name} does not return a value`, e.pos);
+        return x;
+      }
+      return { ...e, name: defName(e.name) ?? e.name, args };
+    }
+    case 'deref':
+    case 'addr':
+    case 'unary':
+    case 'cast':
+      return { ...e, arg: lowerExpr(e.arg) };
+    case 'binary':
+      return { ...e, left: lowerExpr(e.left), right: lowerExpr(e.right) };
+    case 'num':
+    case 'name':
+      return e;
+  }
+}
+
+// ------------------------------------------------------------ renaming
+
+/** A new name for each identifier herd7 reserves, clashing with no name of the test. */
+function reservedRenames(t: LitmusTest): Map<string, string> {
+  const names = new Set<string>();
+  forEachName(t, (n) => names.add(n));
+  const renames = new Map<string, string>();
+  for (const n of names) {
+    if (!isHerdReserved(n)) continue;
+    let fresh = `${n}_`;
+    for (let k = 2; names.has(fresh) || isHerdReserved(fresh); k++) fresh = `${n}_${k}`;
+    names.add(fresh);
+    renames.set(n, fresh);
+  }
+  return renames;
+}
+
+function forEachName(t: LitmusTest, f: (n: string) => void): void {
+  renameTest(t, new Map(), f);
+}
+
+/** The test with names replaced and types mapped to herd7's; `seen` is shown every name. */
+function renameTest(t: LitmusTest, renames: Map<string, string>, seen: (n: string) => void = () => {}): LitmusTest {
+  const r = (n: string) => {
+    seen(n);
+    return renames.get(n) ?? n;
+  };
+  const expr = (e: Expr): Expr => {
+    switch (e.kind) {
+      case 'name':
+        return { ...e, name: r(e.name) };
+      case 'num':
+        return e;
+      case 'call':
+        return { ...e, args: e.args.map(expr) };
+      case 'cast':
+        return { ...e, type: e.type === 'void' ? e.type : herdType(e.type), arg: expr(e.arg) };
+      case 'deref':
+      case 'addr':
+      case 'unary':
+        return { ...e, arg: expr(e.arg) };
+      case 'binary':
+        return { ...e, left: expr(e.left), right: expr(e.right) };
+    }
+  };
+  const stmt = (s: Stmt): Stmt => {
+    switch (s.kind) {
+      case 'decl':
+        return { ...s, name: r(s.name), type: herdType(s.type), init: s.init && expr(s.init) };
+      case 'assign':
+        return { ...s, target: expr(s.target), value: expr(s.value) };
+      case 'expr':
+        return { ...s, expr: expr(s.expr) };
+      case 'if':
+        return { ...s, cond: expr(s.cond), then: stmt(s.then), else: s.else && stmt(s.else) };
+      case 'while':
+        return { ...s, cond: expr(s.cond), body: stmt(s.body) };
+      case 'block':
+        return { ...s, body: s.body.map(stmt) };
+      case 'empty':
+        return s;
+    }
+  };
+  const term = (x: CondTerm): CondTerm => (x.kind === 'num' ? x : { ...x, name: r(x.name) });
+  const cond = (c: CondExpr): CondExpr => {
+    switch (c.kind) {
+      case 'true':
+      case 'false':
+        return c;
+      case 'not':
+        return { ...c, arg: cond(c.arg) };
+      case 'and':
+      case 'or':
+      case 'implies':
+        return { ...c, left: cond(c.left), right: cond(c.right) };
+      case 'eq':
+        return { ...c, lhs: term(c.lhs), rhs: term(c.rhs) };
+    }
+  };
+  return {
+    ...t,
+    init: t.init.map((it) => ({
+      ...it,
+      name: r(it.name),
+      type: it.type && herdType(it.type),
+      value: it.value?.kind === 'loc' ? { kind: 'loc', name: r(it.value.name) } : it.value,
+    })),
+    processes: t.processes.map((p) => ({
+      ...p,
+      params: p.params.map((q) => ({ ...q, name: r(q.name), type: herdType(q.type) })),
+      body: p.body.map(stmt),
+    })),
+    locations: t.locations.map((l) => ({ ...l, name: r(l.name) })),
+    filter: t.filter && cond(t.filter),
+    condition: cond(t.condition),
+  };
+}

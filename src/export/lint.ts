@@ -1,0 +1,242 @@
+// `litmus check --herd-compatible`: what in a C litmus test herd7 would
+// refuse although litmus accepts it (src/export/herd7.ts says what herd7
+// reads). Each finding has the position of the construct; `litmus export`
+// rewrites what it can (bit operations, reserved names, types, values
+// dropped from a statement) and refuses the rest with these messages.
+
+import type { CondExpr, Expr, LitmusTest, Pos, Stmt } from '../parse/ast.js';
+import type { Token } from '../parse/lexer.js';
+import { testTokens } from '../parse/parser.js';
+import { defName, lookupPrimitive } from '../events/primitives.js';
+import { HERD_BINOPS, isHerdReserved, isHerdType, SECTION_ENDERS } from './herd7.js';
+
+export interface Finding {
+  pos: Pos;
+  message: string;
+  /** Whether `litmus export` rewrites it. */
+  exportable: boolean;
+}
+
+/** Findings on the syntax tree and on the text it came from (when given), in text order. */
+export function herdFindings(test: LitmusTest, text?: string): Finding[] {
+  const out: Finding[] = [];
+  const add = (pos: Pos, message: string, exportable: boolean) => out.push({ pos, message, exportable });
+  const name = (n: string, pos: Pos) => {
+    if (isHerdReserved(n)) add(pos, `"${n}" is a keyword to herd7's C lexer: rename it`, true);
+  };
+  const type = (t: string, pos: Pos, what: string) => {
+    if (t && !isHerdType(t)) add(pos, `herd7 does not know the type "${t}" of ${what}`, true);
+  };
+  for (const it of test.init) {
+    name(it.name, it.pos);
+    if (it.value?.kind === 'loc') name(it.value.name, it.pos);
+    if (it.type && /\s/.test(it.type.replace(/\s*\*+$/, ''))) add(it.pos, `herd7's initial state takes a one-word type, not "${it.type}"`, true);
+  }
+  for (const p of test.processes) {
+    for (const q of p.params) {
+      name(q.name, q.pos);
+      type(q.type, q.pos, `parameter "${q.name}"`);
+    }
+    for (const s of p.body) lintStmt(s, add, name, type);
+  }
+  for (const l of test.locations) name(l.name, l.pos);
+  lintCond(test.condition, name);
+  if (test.filter) lintCond(test.filter, name);
+  if (text !== undefined) lintText(text, add);
+  return out.sort((a, b) => a.pos.line - b.pos.line || a.pos.col - b.pos.col);
+}
+
+type Add = (pos: Pos, message: string, exportable: boolean) => void;
+type Check = (n: string, pos: Pos) => void;
+type TypeCheck = (t: string, pos: Pos, what: string) => void;
+
+function lintStmt(s: Stmt, add: Add, name: Check, type: TypeCheck): void {
+  const expr = (e: Expr) => lintExpr(e, add, name, type);
+  switch (s.kind) {
+    case 'decl':
+      name(s.name, s.pos);
+      type(s.type, s.pos, `"${s.name}"`);
+      if (s.init) expr(s.init);
+      return;
+    case 'assign':
+      expr(s.target);
+      expr(s.value);
+      return;
+    case 'expr':
+      if (s.expr.kind === 'call') {
+        const info = lookupPrimitive(s.expr.name);
+        if (info?.returns && defName(s.expr.name)) {
+          add(s.pos, `herd7 refuses ${s.expr.name}() as a statement ("Unknown macro"): assign its value or write (void)${s.expr.name}(...)`, true);
+        }
+      }
+      expr(s.expr);
+      return;
+    case 'if':
+      expr(s.cond);
+      lintStmt(s.then, add, name, type);
+      if (s.else) lintStmt(s.else, add, name, type);
+      return;
+    case 'while':
+      expr(s.cond);
+      lintStmt(s.body, add, name, type);
+      return;
+    case 'block':
+      for (const b of s.body) lintStmt(b, add, name, type);
+      return;
+    case 'empty':
+      return;
+  }
+}
+
+function lintExpr(e: Expr, add: Add, name: Check, type: TypeCheck): void {
+  const sub = (x: Expr) => lintExpr(x, add, name, type);
+  switch (e.kind) {
+    case 'num':
+      return;
+    case 'name':
+      name(e.name, e.pos);
+      return;
+    case 'deref':
+      sub(e.arg);
+      return;
+    case 'addr':
+      add(e.pos, 'herd7\'s C has no "&" (address-of) in process code: pass the location as a parameter', false);
+      sub(e.arg);
+      return;
+    case 'unary':
+      if (!(e.op === '-' && e.arg.kind === 'num')) add(e.pos, `herd7's C has no unary "${e.op}"`, false);
+      sub(e.arg);
+      return;
+    case 'binary':
+      if (!HERD_BINOPS.has(e.op)) add(e.pos, `herd7's C has no "${e.op}"`, false);
+      sub(e.left);
+      sub(e.right);
+      return;
+    case 'cast':
+      if (e.type !== 'void') type(e.type, e.pos, 'a cast');
+      sub(e.arg);
+      return;
+    case 'call': {
+      const info = lookupPrimitive(e.name);
+      if (info && 'lower' in info) add(e.pos, `${e.name} is not in herd7's linux-kernel.def (litmus export writes it with .def primitives)`, true);
+      else if (info && defName(e.name) !== e.name) add(e.pos, `${e.name} is not in herd7's linux-kernel.def: it is ${defName(e.name)} there`, true);
+      e.args.forEach(sub);
+      return;
+    }
+  }
+}
+
+function lintCond(c: CondExpr, name: Check): void {
+  switch (c.kind) {
+    case 'true':
+    case 'false':
+      return;
+    case 'not':
+      lintCond(c.arg, name);
+      return;
+    case 'and':
+    case 'or':
+    case 'implies':
+      lintCond(c.left, name);
+      lintCond(c.right, name);
+      return;
+    case 'eq':
+      for (const t of [c.lhs, c.rhs]) if (t.kind !== 'num') name(t.name, t.pos);
+      return;
+  }
+}
+
+/**
+ * What only the text shows, in the process section (from the first process
+ * to the end of the last): words that end herd7's process section early (in
+ * comments too), `(* *)` comments (not C to herd7), compound assignments,
+ * several declarators in one declaration, numbers herd7 cannot read.
+ */
+function lintText(text: string, add: Add): void {
+  const toks = testTokens(text);
+  const section = processSection(toks);
+  if (!section) return;
+  const [from, to] = section;
+  const body = toks.slice(from, to);
+  for (let i = 0; i < body.length; i++) {
+    const t = body[i];
+    const n = body[i + 1];
+    if (t.kind === 'num' && !/^\d+$/.test(t.text)) add(t.pos, `herd7 reads only decimal numbers without suffix, not "${t.text}"`, true);
+    if (t.kind === 'punct' && /^[-+*/|&^]$/.test(t.text) && n?.text === '=' && n.pos.line === t.pos.line && n.pos.col === t.pos.col + 1) {
+      add(t.pos, `herd7's C has no "${t.text}=": write "x = x ${t.text} ..."`, true);
+    }
+    if (t.kind === 'ident' && isTypeAtStatementStart(body, i) && hasTopLevelComma(body, i)) {
+      add(t.pos, 'herd7 takes one name per declaration: split it', true);
+    }
+  }
+  // Comments are gone from the tokens: look at the raw text of the section.
+  const start = offsetOf(text, toks[from - 1].pos) + 1; // just after the initial state's "}"
+  const end = to < toks.length ? offsetOf(text, toks[to].pos) : text.length;
+  const raw = text.slice(start, end);
+  const enders = new RegExp(`(?<![A-Za-z0-9_])(${SECTION_ENDERS.join('|')})(?![A-Za-z0-9_])`, 'g');
+  for (const m of raw.matchAll(enders)) {
+    add(posAt(text, start + m.index!), `"${m[1]}" here ends herd7's process section early (herd7 finds it even in a comment): reword it`, false);
+  }
+  for (const m of raw.matchAll(/\(\*(?=[\s*])/g)) {
+    add(posAt(text, start + m.index!), 'herd7 reads "(* *)" as code inside processes: use /* */ comments there', false);
+  }
+}
+
+/** Token range [from, to) of the processes: from the first `P<n>` after the initial state to the last body's `}`. */
+function processSection(toks: Token[]): [number, number] | undefined {
+  let i = toks.findIndex((t) => t.text === '{');
+  if (i < 0) return undefined;
+  i = matching(toks, i) + 1;
+  const from = i;
+  let to = from;
+  while (toks[i]?.kind === 'ident' && /^P\d+$/.test(toks[i].text)) {
+    while (i < toks.length && toks[i].text !== '{') i++;
+    if (i >= toks.length) return undefined;
+    i = matching(toks, i) + 1;
+    to = i;
+  }
+  return to > from ? [from, to] : undefined;
+}
+
+function matching(toks: Token[], open: number): number {
+  let depth = 0;
+  for (let i = open; i < toks.length; i++) {
+    if (toks[i].text === '{') depth++;
+    else if (toks[i].text === '}' && --depth === 0) return i;
+  }
+  return toks.length - 1;
+}
+
+const DECL_WORDS = new Set(['int', 'long', 'char', 'unsigned', 'signed', 'short', 'intptr_t', 'uintptr_t', 'bool', 'u8', 'u16', 'u32', 'u64', 's8', 's16', 's32', 's64', 'size_t']);
+
+function isTypeAtStatementStart(body: Token[], i: number): boolean {
+  const prev = body[i - 1]?.text;
+  return DECL_WORDS.has(body[i].text) && (prev === ';' || prev === '{' || prev === '}') && body[i - 1]?.kind === 'punct';
+}
+
+function hasTopLevelComma(body: Token[], i: number): boolean {
+  let depth = 0;
+  for (let j = i; j < body.length && body[j].text !== ';'; j++) {
+    if (body[j].text === '(') depth++;
+    else if (body[j].text === ')') depth--;
+    else if (body[j].text === ',' && depth === 0) return true;
+  }
+  return false;
+}
+
+function offsetOf(text: string, pos: Pos): number {
+  let off = 0;
+  for (let l = 1; l < pos.line; l++) off = text.indexOf('\n', off) + 1;
+  return off + pos.col - 1;
+}
+
+function posAt(text: string, offset: number): Pos {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return { line, col: offset - before.lastIndexOf('\n') };
+}
+
+/** `file:line:col: warning (herd7): message` lines. */
+export function formatFindings(file: string, findings: Finding[]): string[] {
+  return findings.map((f) => `${file}:${f.pos.line}:${f.pos.col}: herd7: ${f.message}`);
+}

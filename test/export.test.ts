@@ -1,0 +1,218 @@
+// `litmus export` (herd7-readable C) and `litmus check --herd-compatible`
+// (src/export/). An exported test must be lint clean and judged exactly as
+// the original: same verdict, counts and states.
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkSource, type CheckResult } from '../src/check.js';
+import { lkmm } from '../models/lkmm.js';
+import { parseLitmus } from '../src/parse/parser.js';
+import { exportLitmus } from '../src/export/export.js';
+import { herdFindings } from '../src/export/lint.js';
+import { LitmusError } from '../src/parse/errors.js';
+import { CLI, NFS_DIR, ROOT, litmus, stateSet } from './util.js';
+
+const run = (text: string) => checkSource(text, { model: lkmm });
+const findings = (text: string) => herdFindings(parseLitmus(text), text).map((f) => `${f.pos.line}:${f.pos.col} ${f.message}`);
+const summary = (r: CheckResult) => ({ observation: r.observation, positive: r.positive, negative: r.negative, states: stateSet(r) });
+
+/** Exports, checks that the output is lint clean, and that both are judged alike. */
+function roundTrip(text: string): string {
+  const out = exportLitmus(text);
+  expect(findings(out)).toEqual([]);
+  expect(summary(run(out))).toEqual(summary(run(text)));
+  return out;
+}
+
+function litmusFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.litmus')).map((f) => join(dir, f));
+}
+
+describe('the shipped suites', () => {
+  it('every .litmus file under litmus/ is herd7-readable (lint clean)', () => {
+    const files = litmusFiles(join(ROOT, 'litmus'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) expect(findings(readFileSync(f, 'utf8')), f).toEqual([]);
+  });
+});
+
+describe('litmus export', () => {
+  it('writes bit operations with linux-kernel.def primitives, judged alike', () => {
+    const text = litmus(
+      'bits',
+      [
+        '\tWRITE_ONCE(*y, 1);\n\tclear_bit_unlock(0, x);\n\tset_bit(2, x);',
+        '\tint r0;\n\tint r1;\n\tint r2;\n\tr0 = test_bit_acquire(0, x);\n\tr1 = test_and_set_bit(2, x);\n\tr2 = READ_ONCE(*y);',
+      ],
+      'exists (1:r0=0 /\\ 1:r2=0)',
+      { init: 'int x = 1;', params: ['int *x, int *y', 'int *x, int *y'] },
+    );
+    const out = roundTrip(text);
+    expect(out).toContain('(void)atomic_fetch_andnot_release(1, x);');
+    expect(out).toContain('atomic_or(4, x);');
+    expect(out).toContain('r0 = (smp_load_acquire(x) & 1) != 0;');
+    expect(out).toContain('r1 = (atomic_fetch_or(4, x) & 4) != 0;');
+  });
+
+  it('renames identifiers herd7 reserves, without clashing with existing names', () => {
+    const text = litmus(
+      'reserved',
+      ['\tspin_lock(lock);\n\tWRITE_ONCE(*lock_, 1);\n\tspin_unlock(lock);', '\tint r0;\n\tspin_lock(lock);\n\tr0 = READ_ONCE(*lock_);\n\tspin_unlock(lock);'],
+      'exists (1:r0=0 /\\ lock_=1)',
+      { params: ['spinlock_t *lock, int *lock_', 'spinlock_t *lock, int *lock_'] },
+    );
+    expect(findings(text).some((f) => f.includes('"lock" is a keyword'))).toBe(true);
+    const out = roundTrip(text);
+    expect(out).toContain('spin_lock(lock_2);');
+    expect(out).toContain('READ_ONCE(*lock_)');
+    expect(out).toContain('renamed for herd7\'s lexer: lock -> lock_2');
+  });
+
+  it('writes atomic_long_X as atomic_X, (void) before a value dropped, herd7 types for kernel types', () => {
+    const text = litmus(
+      'misc',
+      ['\tatomic_long_add(2, x);\n\txchg(y, 1);', '\tint r0;\n\tunsigned long r1;\n\tr0 = atomic_long_read(x);\n\tr1 = READ_ONCE(*y);'],
+      'exists (1:r0=2 /\\ 1:r1=0)',
+      { params: ['atomic_long_t *x, unsigned long *y', 'atomic_long_t *x, unsigned long *y'] },
+    );
+    const out = roundTrip(text);
+    expect(out).toContain('atomic_add(2, x);');
+    expect(out).toContain('(void)xchg(y, 1);');
+    expect(out).toContain('P0(atomic_t *x, long *y)');
+  });
+
+  it('keeps the header comment, so the Result: line still judges the export', () => {
+    const out = roundTrip(litmus('hdr', ['\tset_bit(0, x);'], 'exists (x=1)', { result: 'Always', params: ['int *x'] }));
+    expect(run(out).matches).toBe(true);
+  });
+
+  it('refuses what herd7 cannot express, at its position', () => {
+    const text = litmus('shift', ['\tint r0 = 1;\n\tset_bit(r0, x);'], 'exists (x=2)', { params: ['int *x'] });
+    expect(run(text).observation).toBe('Always');
+    try {
+      exportLitmus(text);
+      expect.unreachable('export should refuse a computed bit number');
+    } catch (e) {
+      expect(e).toBeInstanceOf(LitmusError);
+      expect((e as LitmusError).format('t')).toMatch(/^t:\d+:\d+: cannot export for herd7: herd7's C has no "<<"/);
+    }
+  });
+
+  it('exported NFS tests are judged as the originals', () => {
+    for (const name of ['cim-s1-publish-patch', 'cim-s2-twosetters-patch']) {
+      roundTrip(readFileSync(join(NFS_DIR, `${name}.litmus`), 'utf8'));
+    }
+  });
+
+  it('random programs of bit operations: the export is lint clean and judged alike', () => {
+    const op = fc.constantFrom(
+      'set_bit', 'clear_bit', 'change_bit', 'test_bit', 'test_bit_acquire', 'test_and_set_bit', 'test_and_clear_bit',
+      'test_and_change_bit', 'test_and_set_bit_lock', 'clear_bit_unlock', '__clear_bit_unlock', '__set_bit', '__clear_bit',
+      'READ_ONCE', 'WRITE_ONCE', 'smp_mb',
+    );
+    const ins = fc.record({ op, loc: fc.constantFrom('x', 'y'), bit: fc.integer({ min: 0, max: 2 }) });
+    const prog = fc.array(fc.array(ins, { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 2 });
+    fc.assert(
+      fc.property(prog, fc.integer({ min: 0, max: 7 }), (threads, v) => {
+        const procs = threads.map((th) => {
+          const decls = th.map((_, k) => `\tint r${k};`);
+          const body = th.map((i, k) => {
+            if (i.op === 'READ_ONCE') return `\tr${k} = READ_ONCE(*${i.loc});`;
+            if (i.op === 'WRITE_ONCE') return `\tWRITE_ONCE(*${i.loc}, ${i.bit});`;
+            if (i.op === 'smp_mb') return '\tsmp_mb();';
+            return i.op.startsWith('test_') ? `\tr${k} = ${i.op}(${i.bit}, ${i.loc});` : `\t${i.op}(${i.bit}, ${i.loc});`;
+          });
+          return [...decls, ...body].join('\n');
+        });
+        roundTrip(litmus('gen', procs, `exists (0:r0=1 /\\ x=${v})`, { init: 'int x = 1; int y = 2;', params: ['int *x, int *y', 'int *x, int *y'] }));
+      }),
+      { numRuns: 25 },
+    );
+  });
+});
+
+describe('litmus check --herd-compatible', () => {
+  it('names each construct herd7 would refuse, file:line:col', () => {
+    const text = `C lintme
+
+{
+}
+
+P0(int *x, unsigned long *lock)
+{
+	int r0, r1;
+	r0 = READ_ONCE(*x); /* if it exists */
+	r0 += 1;
+	r1 = r0 << 1;
+	xchg(x, 2);
+	set_bit(1, lock);
+}
+
+exists (0:r0=0)
+`;
+    expect(findings(text)).toEqual([
+      '6:12 "lock" is a keyword to herd7\'s C lexer: rename it',
+      '6:12 herd7 does not know the type "unsigned long *" of parameter "lock"',
+      '8:2 herd7 takes one name per declaration: split it',
+      '9:31 "exists" here ends herd7\'s process section early (herd7 finds it even in a comment): reword it',
+      '10:5 herd7\'s C has no "+=": write "x = x + ..."',
+      '11:10 herd7\'s C has no "<<"',
+      '12:2 herd7 refuses xchg() as a statement ("Unknown macro"): assign its value or write (void)xchg(...)',
+      '13:2 set_bit is not in herd7\'s linux-kernel.def (litmus export writes it with .def primitives)',
+      '13:13 "lock" is a keyword to herd7\'s C lexer: rename it',
+    ]);
+  });
+
+  it('warns on stderr and leaves verdicts and the exit status alone', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'litmus-lint-'));
+    try {
+      const file = join(dir, 't.litmus');
+      const text = litmus('t', ['\tset_bit(0, x);'], 'exists (x=1)', { result: 'Always', params: ['int *x'] });
+      execFileSync('sh', ['-c', `cat > ${file}`], { input: text });
+      const plain = spawnSync('node', [CLI, 'check', file, '-q'], { encoding: 'utf8' });
+      const lint = spawnSync('node', [CLI, 'check', file, '-q', '--herd-compatible'], { encoding: 'utf8' });
+      expect(lint.status).toBe(plain.status);
+      expect(lint.stdout).toBe(plain.stdout);
+      expect(lint.stderr).toMatch(new RegExp(`^${file.replace(/[.]/g, '\\.')}:\\d+:\\d+: herd7: set_bit is not in herd7's linux-kernel.def`));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('litmus export (command line)', () => {
+  it('exports a bundled suite into --out, keeping file names', () => {
+    const out = mkdtempSync(join(tmpdir(), 'litmus-export-'));
+    try {
+      const r = spawnSync('node', [CLI, 'export', 'clear_invalid_mapping', '--out', out], { encoding: 'utf8' });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      const written = litmusFiles(out).map((f) => f.slice(out.length + 1)).sort();
+      const shipped = litmusFiles(NFS_DIR).map((f) => f.slice(NFS_DIR.length + 1)).sort();
+      expect(written).toEqual(shipped);
+      for (const f of litmusFiles(out)) expect(findings(readFileSync(f, 'utf8')), f).toEqual([]);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  it('an input it cannot export is file:line:col on stderr, exit 2, the others still written', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'litmus-export-bad-'));
+    try {
+      const bad = join(dir, 'bad.litmus');
+      const good = join(dir, 'good.litmus');
+      execFileSync('sh', ['-c', `cat > ${bad}`], { input: litmus('bad', ['\tint r0 = 1;\n\tset_bit(r0, x);'], 'exists (x=2)', { params: ['int *x'] }) });
+      execFileSync('sh', ['-c', `cat > ${good}`], { input: litmus('good', ['\tset_bit(1, x);'], 'exists (x=2)', { params: ['int *x'] }) });
+      const out = join(dir, 'out');
+      const r = spawnSync('node', [CLI, 'export', bad, good, '--out', out], { encoding: 'utf8' });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/bad\.litmus:\d+:\d+: cannot export for herd7/);
+      expect(readdirSync(out)).toEqual(['good.litmus']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
