@@ -172,8 +172,8 @@ exists (0:r0=0)
       const file = join(dir, 't.litmus');
       const text = litmus('t', ['\tset_bit(0, x);'], 'exists (x=1)', { result: 'Always', params: ['int *x'] });
       execFileSync('sh', ['-c', `cat > ${file}`], { input: text });
-      const plain = spawnSync('node', [CLI, 'check', file, '-q'], { encoding: 'utf8' });
-      const lint = spawnSync('node', [CLI, 'check', file, '-q', '--herd-compatible'], { encoding: 'utf8' });
+      const plain = spawnSync(process.execPath, [CLI, 'check', file, '-q'], { encoding: 'utf8' });
+      const lint = spawnSync(process.execPath, [CLI, 'check', file, '-q', '--herd-compatible'], { encoding: 'utf8' });
       expect(lint.status).toBe(plain.status);
       expect(lint.stdout).toBe(plain.stdout);
       expect(lint.stderr).toMatch(new RegExp(`^${file.replace(/[.]/g, '\\.')}:\\d+:\\d+: herd7: set_bit is not in herd7's linux-kernel.def`));
@@ -187,7 +187,7 @@ describe('litmus export (command line)', () => {
   it('exports a bundled suite into --out, keeping file names', () => {
     const out = mkdtempSync(join(tmpdir(), 'litmus-export-'));
     try {
-      const r = spawnSync('node', [CLI, 'export', 'clear_invalid_mapping', '--out', out], { encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [CLI, 'export', 'clear_invalid_mapping', '--out', out], { encoding: 'utf8' });
       expect(r.stderr).toBe('');
       expect(r.status).toBe(0);
       const written = litmusFiles(out).map((f) => f.slice(out.length + 1)).sort();
@@ -207,7 +207,7 @@ describe('litmus export (command line)', () => {
       execFileSync('sh', ['-c', `cat > ${bad}`], { input: litmus('bad', ['\tint r0 = 1;\n\tset_bit(r0, x);'], 'exists (x=2)', { params: ['int *x'] }) });
       execFileSync('sh', ['-c', `cat > ${good}`], { input: litmus('good', ['\tset_bit(1, x);'], 'exists (x=2)', { params: ['int *x'] }) });
       const out = join(dir, 'out');
-      const r = spawnSync('node', [CLI, 'export', bad, good, '--out', out], { encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [CLI, 'export', bad, good, '--out', out], { encoding: 'utf8' });
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(/bad\.litmus:\d+:\d+: cannot export for herd7/);
       expect(readdirSync(out)).toEqual(['good.litmus']);
