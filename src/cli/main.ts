@@ -55,6 +55,21 @@ program
   });
 
 program
+  .command('serve')
+  .description('a local page: the tests of a folder (or a suite\'s grid), each with its pictures and traces, and an editor to re-check')
+  .argument('[target]', 'a folder, a test file or a bundled suite name', '.')
+  .option('--host <host>', 'address to listen on', '127.0.0.1')
+  .option('--port <n>', 'port (0: any free one)', intArg('--port'), 7411)
+  .option('-m, --model <name>', 'memory model: lkmm, sc, x86-tso', 'lkmm')
+  .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll'), 2)
+  .option('--max-executions <n>', 'stop a check after this many candidate executions', intArg('--max-executions'), 1_000_000)
+  .option('--timeout <ms>', 'stop a check after this many milliseconds', intArg('--timeout'), 60_000)
+  .action(async (target: string, o) => {
+    const { runServe } = await import('../serve/command.js');
+    process.exitCode = await runServe(target, o);
+  });
+
+program
   .command('merge')
   .description('merge --json outputs (e.g. of --shard runs) into one JSON array')
   .argument('<files...>', 'JSON files written by "litmus check --json"')

@@ -1,0 +1,51 @@
+// `litmus serve [target]`: which folder to serve, then the server until Ctrl-C.
+
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { resolveInputs } from '../cli/inputs.js';
+import { getModel } from '../../models/index.js';
+import { startServer } from './server.js';
+
+interface ServeFlags {
+  host: string;
+  port: number;
+  model: string;
+  unroll: number;
+  maxExecutions: number;
+  timeout: number;
+}
+
+export async function runServe(target: string, o: ServeFlags): Promise<number> {
+  if (!getModel(o.model)) {
+    console.error(`litmus: unknown model "${o.model}" (lkmm, sc, x86-tso)`);
+    return 2;
+  }
+  // A path as given; else a name in the bundled litmus/ folder.
+  const found = existsSync(target) ? target : resolveInputs([target]).folders[0] ?? resolveInputs([target]).files[0];
+  if (!found) {
+    console.error(`${target}: no such file, folder or bundled test`);
+    return 2;
+  }
+  const isFolder = statSync(found).isDirectory();
+  const root = isFolder ? found : dirname(found);
+  const open = isFolder ? undefined : basename(found);
+  try {
+    const s = await startServer({
+      root,
+      host: o.host,
+      port: o.port,
+      open,
+      limits: { model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout },
+    });
+    console.log(`litmus serve: ${s.url} (the tests under ${root}; Ctrl-C to stop)`);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await s.close();
+    return 0;
+  } catch (e) {
+    console.error(`litmus serve: cannot listen on ${o.host}:${o.port}: ${(e as Error).message}`);
+    return 2;
+  }
+}

@@ -1,0 +1,121 @@
+// `litmus serve` end to end in a real headless browser: Playwright driving
+// Debian's chromium (never a downloaded browser). Skipped, with a message,
+// where /usr/bin/chromium is absent (.ci/run installs it).
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { CLI } from './util.js';
+import { MP_REL_ACQ, SHAPES } from './shapes.js';
+import { litmus } from './util.js';
+import { COLORS } from '../src/report/svg.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const haveBrowser = existsSync(CHROMIUM);
+if (!haveBrowser) console.warn(`browser test skipped: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+
+const sbShape = SHAPES.find((s) => s.name === 'SB+poonceonces')!;
+const SB = litmus('SB', sbShape.procs, sbShape.cond);
+
+let tmp: string;
+let server: ChildProcess | undefined;
+let base: string;
+let context: BrowserContext | undefined;
+let page: Page;
+const requested: string[] = [];
+
+/** Whether an RGB pixel is the rf colour, give or take anti-aliasing. */
+function rfPixels(rgba: number[]): number {
+  const [r, g, b] = [1, 3, 5].map((i) => parseInt(COLORS.rf.slice(i, i + 2), 16));
+  let n = 0;
+  for (let i = 0; i < rgba.length; i += 4) {
+    if (Math.abs(rgba[i] - r) < 40 && Math.abs(rgba[i + 1] - g) < 40 && Math.abs(rgba[i + 2] - b) < 40) n++;
+  }
+  return n;
+}
+
+describe.skipIf(!haveBrowser)('litmus serve in a headless browser', () => {
+  beforeAll(async () => {
+    tmp = mkdtempSync(join(tmpdir(), 'litmus-browser-'));
+    const root = join(tmp, 'tests');
+    mkdirSync(root);
+    writeFileSync(join(root, 'sb.litmus'), SB);
+    writeFileSync(join(root, 'mp.litmus'), MP_REL_ACQ);
+    server = spawn(process.execPath, [CLI, 'serve', root, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    base = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      server!.stdout!.on('data', (c: Buffer) => {
+        out += c.toString();
+        const m = /http:\/\/\S+/.exec(out);
+        if (m) resolve(m[0]);
+      });
+      server!.on('exit', (code) => reject(new Error(`litmus serve exited (${code})`)));
+    });
+    const { chromium } = await import('playwright-core');
+    context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      viewport: { width: 1400, height: 1000 },
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('request', (r) => requested.push(r.url()));
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    server?.kill('SIGTERM');
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('lists the tests, opens one, and draws its witness graph beside its trace', async () => {
+    await page.goto(base);
+    await page.getByRole('link', { name: 'sb.litmus' }).click();
+    const svg = page.locator('#explained .picture svg').first();
+    await svg.waitFor();
+    expect(await page.locator('#verdict').textContent()).toContain('Sometimes');
+    expect(await page.locator('#explained pre.trace').first().textContent()).toMatch(/^Witness for 0:r0=0; 1:r0=0;/);
+    expect(await svg.locator('rect.event').count()).toBe(4);
+    expect(await svg.locator('path.edge.rf').count()).toBe(2);
+    expect(await svg.locator('path.cycle').count()).toBe(4);
+    const box = await svg.boundingBox();
+    expect(box!.width).toBeGreaterThan(300);
+    expect(box!.height).toBeGreaterThan(200);
+    // The screenshot of the graph has rf-red pixels: the arrows are drawn.
+    const png = await svg.screenshot();
+    const rgba = await page.evaluate(async (data: string) => {
+      const img = new Image();
+      img.src = `data:image/png;base64,${data}`;
+      await img.decode();
+      const c = document.createElement('canvas');
+      c.width = img.width;
+      c.height = img.height;
+      const g = c.getContext('2d')!;
+      g.drawImage(img, 0, 0);
+      return Array.from(g.getImageData(0, 0, c.width, c.height).data);
+    }, png.toString('base64'));
+    expect(rfPixels(rgba)).toBeGreaterThan(100);
+  });
+
+  it('re-checks an edited test: with smp_mb() on both sides, the forbidden candidate and its cycle', async () => {
+    await page.goto(`${base}#test/sb.litmus`);
+    const editor = page.locator('#editor');
+    await editor.waitFor();
+    const text = await editor.inputValue();
+    await editor.fill(text.replace(/(WRITE_ONCE\(\*[xy], 1\);)/g, '$1\n\tsmp_mb();'));
+    await page.locator('#check').click();
+    await page.locator('#status', { hasText: 'checked the edited text' }).waitFor();
+    expect(await page.locator('#verdict').textContent()).toContain('Never');
+    const cycle = page.locator('#explained .picture svg path.cycle');
+    expect(await cycle.count()).toBeGreaterThan(2);
+    expect(await page.locator('#explained pre.trace').textContent()).toContain('forbidden by the "propagation" axiom');
+  });
+
+  it('fetched nothing but from the server itself', () => {
+    expect(requested.length).toBeGreaterThan(3);
+    expect(requested.filter((u) => !u.startsWith(base) && !u.startsWith('data:'))).toEqual([]);
+  });
+});

@@ -1,0 +1,257 @@
+// `litmus serve`, as a user (or a hostile page or test) would try it: a real
+// server process on 127.0.0.1 with an ephemeral port, over HTTP.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { CLI, ROOT } from './util.js';
+import { MP_REL_ACQ } from './shapes.js';
+
+const SB = `C SB
+{}
+P0(int *x, int *y)
+{
+\tint r0;
+\tWRITE_ONCE(*x, 1);
+\tr0 = READ_ONCE(*y);
+}
+P1(int *x, int *y)
+{
+\tint r0;
+\tWRITE_ONCE(*y, 1);
+\tr0 = READ_ONCE(*x);
+}
+exists (0:r0=0 /\\ 1:r0=0)
+`;
+
+/** Four CPUs writing and reading two locations: far more executions than 300 ms can explore. */
+function runaway(): string {
+  const procs = [0, 1, 2, 3].map((t) => {
+    const body = [0, 1, 2].map((i) => `\tWRITE_ONCE(*x, ${t * 10 + i});\n\tr${i} = READ_ONCE(*y);\n\tWRITE_ONCE(*y, ${t * 10 + i});`).join('\n');
+    return `P${t}(int *x, int *y)\n{\n\tint r0;\n\tint r1;\n\tint r2;\n${body}\n}\n`;
+  });
+  return `C runaway\n{}\n${procs.join('\n')}exists (0:r0=1)\n`;
+}
+
+const suiteTest = (version: string, scenario: string, body: string) => body.replace('{}', `(*\n * Version: ${version}\n * Scenario: ${scenario}\n *)\n{}`);
+
+interface Reply {
+  status: number;
+  body: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+let base: string;
+let port: number;
+let root: string;
+let outside: string;
+let server: ChildProcess;
+
+/** A request with its path sent exactly as written (no normalisation of "..": fetch would remove them). */
+function raw(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+    });
+    req.on('error', reject);
+    if (body !== undefined) req.end(body);
+    else req.end();
+  });
+}
+
+const get = (path: string) => raw('GET', path);
+const post = (path: string, data: unknown) => raw('POST', path, JSON.stringify(data));
+
+/** Every file under a folder with its contents and modification time. */
+function snapshot(dir: string): string {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const n of readdirSync(d).sort()) {
+      const p = join(d, n);
+      const st = statSync(p, { throwIfNoEntry: false });
+      if (!st) continue;
+      if (st.isDirectory()) walk(p);
+      else out.push(`${p} ${st.mtimeMs} ${readFileSync(p, 'utf8').length}`);
+    }
+  };
+  walk(dir);
+  return out.join('\n');
+}
+
+beforeAll(async () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'litmus-serve-'));
+  root = join(tmp, 'tests');
+  outside = join(tmp, 'outside');
+  mkdirSync(join(root, 'suite'), { recursive: true });
+  mkdirSync(outside);
+  writeFileSync(join(root, 'sb.litmus'), SB);
+  writeFileSync(join(root, 'mp.litmus'), MP_REL_ACQ);
+  writeFileSync(join(root, 'suite', 'a-old.litmus'), suiteTest('old', 'plain: no ordering', SB));
+  writeFileSync(join(root, 'suite', 'a-new.litmus'), suiteTest('new', 'plain: no ordering', MP_REL_ACQ));
+  writeFileSync(join(root, 'suite', 'suite.json'), JSON.stringify({ title: 'A small suite', underReview: 'new', badOutcome: 'the stale read' }));
+  writeFileSync(join(outside, 'secret.litmus'), 'C secret\n');
+  symlinkSync(join(outside, 'secret.litmus'), join(root, 'link.litmus'));
+  symlinkSync(outside, join(root, 'linkdir'));
+  symlinkSync(join(outside, 'nothing-yet.litmus'), join(root, 'dangling.litmus'));
+  server = spawn(process.execPath, [CLI, 'serve', root, '--port', '0', '--timeout', '300'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  base = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`no URL from litmus serve: ${out}`)), 30_000);
+    server.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /http:\/\/[^\s]+/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[0]);
+      }
+    });
+    server.on('exit', (code) => reject(new Error(`litmus serve exited (${code}): ${out}`)));
+  });
+  port = Number(new URL(base).port);
+});
+
+afterAll(() => {
+  server?.kill('SIGTERM');
+  if (root) rmSync(join(root, '..'), { recursive: true, force: true });
+});
+
+describe('litmus serve', () => {
+  it('listens on 127.0.0.1 by default, on the port it was given (0: a free one)', () => {
+    expect(new URL(base).hostname).toBe('127.0.0.1');
+    expect(port).toBeGreaterThan(0);
+  });
+
+  it('serves its own page, script and style; nothing refers elsewhere', async () => {
+    const page = await get('/');
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<script src="/static/app.js"');
+    expect(page.headers['content-security-policy']).toContain("default-src 'none'");
+    for (const p of ['/', '/static/app.js', '/static/app.css']) {
+      const r = await get(p);
+      expect(r.status).toBe(200);
+      expect(r.body).not.toMatch(/https?:\/\/|\/\/cdn|@import/);
+    }
+  });
+
+  it('lists the tests under its folder, and not those symlinks lead out to', async () => {
+    const l = JSON.parse((await get('/api/list')).body) as { tests: { path: string }[]; suites: { dir: string; title: string }[] };
+    expect(l.tests.map((t) => t.path).sort()).toEqual(['mp.litmus', 'sb.litmus', 'suite/a-new.litmus', 'suite/a-old.litmus']);
+    expect(l.suites).toEqual([expect.objectContaining({ dir: 'suite', title: 'A small suite' })]);
+  });
+
+  it('answers 404 for "..", absolute paths and symlinks that lead out', async () => {
+    expect((await get('/files/sb.litmus')).body).toBe(SB);
+    for (const p of [
+      '/files/../outside/secret.litmus',
+      '/files/%2e%2e/outside/secret.litmus',
+      '/files/..%2Foutside%2Fsecret.litmus',
+      '/files//etc/passwd',
+      '/files/%2Fetc%2Fpasswd',
+      '/files/link.litmus',
+      '/files/linkdir/secret.litmus',
+      '/files/suite/../sb.litmus',
+      '/files/./sb.litmus',
+      '/api/test?path=../outside/secret.litmus',
+      '/api/test?path=%2Fetc%2Fpasswd',
+      '/api/test?path=link.litmus',
+      '/api/test?path=linkdir%2Fsecret.litmus',
+      '/api/suite?dir=..',
+    ]) {
+      const r = await get(p);
+      expect(r.status, p).toBe(404);
+      expect(r.body, p).not.toContain('secret');
+    }
+  });
+
+  it('answers only requests addressed to its own host name (no DNS rebinding)', async () => {
+    expect((await raw('GET', '/api/list', undefined, { Host: 'attacker.example:80' })).status).toBe(421);
+    expect((await raw('GET', '/api/list', undefined, { Host: `localhost:${port}` })).status).toBe(200);
+  });
+
+  it('shows a test: source, states, each witness as a picture with its trace', async () => {
+    const r = JSON.parse((await get('/api/test?path=sb.litmus')).body);
+    expect(r.source).toBe(SB);
+    expect(r.view.observation).toBe('Sometimes');
+    expect(r.view.states).toHaveLength(4);
+    expect(r.view.witnesses).toHaveLength(1);
+    expect(r.view.witnesses[0].picture).toMatch(/^<svg /);
+    expect(r.view.witnesses[0].trace).toMatch(/^Witness for 0:r0=0; 1:r0=0;/);
+  });
+
+  it('shows the forbidden candidate of a Never with its cycle', async () => {
+    const r = JSON.parse((await get('/api/test?path=mp.litmus')).body);
+    expect(r.view.observation).toBe('Never');
+    expect(r.view.forbidden.picture).toContain('hb: po-rel');
+    expect(r.view.forbidden.trace).toContain('the hb cycle');
+  });
+
+  it('checks a suite: its rows and the verdict on the version under review', async () => {
+    const r = JSON.parse((await get('/api/suite?dir=suite')).body);
+    expect(r.rows.map((x: { test: string; verdict: string }) => `${x.test} ${x.verdict}`).sort()).toEqual(['a-new Never', 'a-old Sometimes']);
+    expect(r.verdict).toContain('Version "new" (under review): the stale read is impossible');
+  });
+
+  it('writes nothing while browsing and checking; saves only .litmus files inside its folder', async () => {
+    const before = snapshot(join(root, '..'));
+    await get('/api/test?path=sb.litmus');
+    await post('/api/check', { source: SB.replace('C SB', 'C SB2') });
+    for (const path of ['../outside/new.litmus', '/tmp/new.litmus', 'link.litmus', 'linkdir/secret.litmus', 'dangling.litmus', 'sb.txt', 'nofolder/x.litmus', 'suite/../sb.litmus']) {
+      const r = await post('/api/save', { path, source: 'C pwned\n' });
+      expect(r.status, path).toBe(404);
+    }
+    expect(snapshot(join(root, '..'))).toBe(before);
+    const edited = SB.replace('C SB', 'C SB-edited');
+    expect((await post('/api/save', { path: 'sb.litmus', source: edited })).status).toBe(200);
+    expect(readFileSync(join(root, 'sb.litmus'), 'utf8')).toBe(edited);
+    expect((await post('/api/save', { path: 'suite/new.litmus', source: edited })).status).toBe(200);
+    expect(readFileSync(join(root, 'suite', 'new.litmus'), 'utf8')).toBe(edited);
+    writeFileSync(join(root, 'sb.litmus'), SB);
+    rmSync(join(root, 'suite', 'new.litmus'));
+  });
+
+  it('checks a pasted test; bad input is one line, as on the command line', async () => {
+    const ok = JSON.parse((await post('/api/check', { source: MP_REL_ACQ })).body);
+    expect(ok.view.observation).toBe('Never');
+    const bad = JSON.parse((await post('/api/check', { source: 'C bad\n{}\nP0(int *x)\n{\n\tWRITE_ONCE(*x, 1)\n}\nexists (x=1)\n', path: 'mine.litmus' })).body);
+    expect(bad.view.error).toMatch(/^mine\.litmus:6:1: /);
+  });
+
+  it('refuses request bodies over 256 KiB (413) and anything but JSON (415)', async () => {
+    const big = 'x'.repeat(300 * 1024);
+    expect((await raw('POST', '/api/check', JSON.stringify({ source: big }))).status).toBe(413);
+    expect((await raw('POST', '/api/check', 'source=1', { 'Content-Type': 'application/x-www-form-urlencoded' })).status).toBe(415);
+  });
+
+  it('stops a runaway test at the --timeout and stays responsive meanwhile', async () => {
+    const t0 = Date.now();
+    const slow = post('/api/check', { source: runaway() });
+    // While it runs, the server answers other requests at once.
+    const list = await get('/api/list');
+    expect(list.status).toBe(200);
+    const r = JSON.parse((await slow).body);
+    expect(r.view.error).toBe('edited test: exploration stopped after 300 ms (--timeout)');
+    expect(Date.now() - t0).toBeLessThan(20_000);
+  });
+});
+
+describe('litmus serve: the checking threads', () => {
+  it('end a check that outlives the limits and answer for it, then check again', async () => {
+    const { Checker } = (await import(pathToFileURL(join(ROOT, 'dist', 'src', 'serve', 'checker.js')).href)) as typeof import('../src/serve/checker.js');
+    const checker = new Checker({ limits: { model: 'lkmm', maxExecutions: 1_000_000, timeoutMs: 1 }, threads: 1, graceMs: 0 });
+    try {
+      const stopped = await checker.check(runaway(), 'big.litmus', true);
+      expect(stopped?.error).toMatch(/^big\.litmus: (stopped after 1 ms|exploration stopped after 1 ms)/);
+      // A fresh thread takes the next check.
+      const next = await checker.check(SB, 'sb.litmus', false);
+      expect(next?.error ?? next?.observation).toMatch(/Sometimes|stopped after 1 ms/);
+    } finally {
+      await checker.close();
+    }
+  });
+});
