@@ -76,3 +76,42 @@ exists (0:r1=0 /\\ 1:r1=0)
     });
   });
 });
+
+describe('emulated locks: a failed cmpxchg_acquire orders nothing', () => {
+  // Three CPUs each take an emulated lock with cmpxchg_acquire() and free it
+  // with smp_store_release(). A CPU whose cmpxchg fails reads the lock word
+  // and goes on unordered (the bell's Acquire leaves out failed RMWs), so a
+  // load-buffering cycle through its read is possible: P0's cmpxchg reads
+  // P1's release, P1's read of x2 reads P2's write, and P2's failed cmpxchg
+  // reads P0's lock write. herd7: Never 0 342 (an earlier version: 0 330).
+  const cpu = (mine: string, other: string) => `
+	int r2;
+	int r1;
+
+	r2 = cmpxchg_acquire(sl, 0, 1);
+	WRITE_ONCE(*${mine}, 1);
+	r1 = READ_ONCE(*${other});
+	smp_store_release(sl, 0);`;
+  const text = `C SB+three-emulated-locks
+{}
+P0(int *sl, int *x0, int *x1)
+{${cpu('x0', 'x1')}
+}
+P1(int *sl, int *x1, int *x2)
+{${cpu('x1', 'x2')}
+}
+P2(int *sl, int *x2, int *x0)
+{${cpu('x2', 'x0')}
+}
+exists (0:r1=0 /\\ 0:r2=0 /\\ 1:r1=0 /\\ 1:r2=0 /\\ 2:r1=0 /\\ 2:r2=0)
+`;
+  it('counts every execution herd counts', () => {
+    const r = check(text);
+    expect([r.observation, r.positive, r.negative, r.states.length]).toEqual(['Never', 0, 342, 54]);
+  });
+
+  it('with the filter on the r2s, the same 6 states as herd', () => {
+    const r = check(text.replace('exists (', 'filter (0:r2=0 /\\ 1:r2=0 /\\ 2:r2=0)\nexists ('));
+    expect([r.observation, r.positive, r.negative, r.states.length]).toEqual(['Never', 0, 6, 6]);
+  });
+});

@@ -347,7 +347,10 @@ class Explorer {
       const ts = this.ts[b.t];
       const ins = this.prog.threads[b.t].code[ts.pc] as Extract<Instr, { op: 'prim' }>;
       const k = ins.prim.kind;
-      const strong = r.lock === 'LKR' || r.annot === 'ACQUIRE' || (r.annot === 'MB' && (k === 'xchg' || k === 'atomic'));
+      // A read that may belong to a failed RMW (cmpxchg, add_unless) may
+      // order nothing: the bell's Acquire and Mb leave out FailedRMW.
+      const mayFail = k === 'cmpxchg' || k === 'add_unless';
+      const strong = r.lock === 'LKR' || (!mayFail && r.annot === 'ACQUIRE') || (r.annot === 'MB' && (k === 'xchg' || k === 'atomic'));
       // An exchange's own write does not depend on its read.
       if (!strong && (k === 'xchg' || k === 'cmpxchg')) return false;
       return orderedBeforeLaterWrites(this.prog.threads[b.t], ts.pc, ins.dst, strong, r.loc);
