@@ -4,7 +4,12 @@
 
 import { binop, evalPure, isAddress, LOC_BASE, pureRegs, type Program, type PureExpr, type Thread } from '../program/program.js';
 
-export const DOMAIN_CAP = 256;
+/**
+ * How many values a location may take before the test is refused. Chained
+ * additions reach thousands (herd7 answers such tests); sums are computed
+ * as shifted bitsets, so large sets stay cheap.
+ */
+export const DOMAIN_CAP = 1 << 16;
 
 /** Primitives that write memory. */
 const WRITERS = new Set(['store', 'xchg', 'cmpxchg', 'atomic', 'add_unless', 'spin_lock', 'spin_unlock', 'spin_trylock', 'srcu_unlock']);
@@ -35,6 +40,10 @@ function absEval(e: PureExpr, regs: AbsRegs): Set<number> {
       const out = new Set<number>();
       const as = absEval(e.a, regs);
       const bs = absEval(e.b, regs);
+      if ((e.op === '+' || e.op === '-') && as.size * bs.size > 4096) {
+        const sum = sumOfSets(as, bs, e.op === '-' ? -1 : 1);
+        if (sum) return sum;
+      }
       for (const a of as) for (const b of bs) {
         out.add(binop(e.op, a, b));
         if (out.size > DOMAIN_CAP) return out;
@@ -42,6 +51,49 @@ function absEval(e: PureExpr, regs: AbsRegs): Set<number> {
       return out;
     }
   }
+}
+
+/** Bits per word of the bitsets of sumOfSets. */
+const WORD = 32;
+
+/**
+ * { a + sign*b }, as the union over a of the bitset of b shifted by a, when
+ * every value is a small integer (else undefined: the caller goes pairwise).
+ */
+export function sumOfSets(as: Set<number>, bs: Set<number>, sign: 1 | -1): Set<number> | undefined {
+  const bvals = [...bs].map((b) => sign * b);
+  const all = [...as, ...bvals];
+  if (!all.every((v) => Number.isInteger(v) && Math.abs(v) < 1 << 24 && !isAddress(Math.abs(v)))) return undefined;
+  const bmin = Math.min(...bvals);
+  const bspan = Math.max(...bvals) - bmin + 1;
+  const amin = Math.min(...as);
+  const span = Math.max(...as) - amin + bspan;
+  if (span > 1 << 22) return undefined;
+  // bits[i] set <=> amin + bmin + i is in the result.
+  const bits = new Uint32Array(Math.ceil((span + WORD) / WORD));
+  const bw = new Uint32Array(Math.ceil(bspan / WORD));
+  for (const b of bvals) bw[(b - bmin) >>> 5] |= 1 << ((b - bmin) & 31);
+  for (const a of as) {
+    const shift = a - amin;
+    const word = shift >>> 5;
+    const bit = shift & 31;
+    for (let i = 0; i < bw.length; i++) {
+      const w = bw[i];
+      if (w === 0) continue;
+      bits[word + i] |= w << bit;
+      if (bit !== 0) bits[word + i + 1] |= w >>> (WORD - bit);
+    }
+  }
+  const out = new Set<number>();
+  for (let i = 0; i < bits.length; i++) {
+    let w = bits[i];
+    while (w !== 0) {
+      const low = w & -w;
+      out.add(amin + bmin + i * WORD + (31 - Math.clz32(low)));
+      w ^= low;
+    }
+  }
+  return out;
 }
 
 /**

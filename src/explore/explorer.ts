@@ -22,7 +22,7 @@ import { binop, evalPure, isAddress, LOC_BASE, pureRegs, type Instr, type Progra
 import { buildExecution, StructureNode, type Execution } from '../model/execution.js';
 import { lasting, scratch } from '../relation/relation.js';
 import type { Model } from '../model/model.js';
-import { computeDomain, type ValueDomain } from './domain.js';
+import { computeDomain, DOMAIN_CAP, type ValueDomain } from './domain.js';
 import { orderedBeforeLaterWrites } from './cycles.js';
 
 /** See prefixConsistent. */
@@ -154,7 +154,7 @@ class Explorer {
 
   run(): ExploreResult {
     if (!this.domain.bounded) {
-      throw new LimitError('the values this test can compute are unbounded (more than 256 per location); simplify the arithmetic');
+      throw new LimitError(`the values this test can compute are unbounded (more than ${DOMAIN_CAP} per location); simplify the arithmetic`);
     }
     this.prog.locations.forEach((_, loc) => {
       const e = this.newEvent(-1, null, { kind: 'W', loc, value: this.prog.initValues[loc], annot: 'ONCE' });
