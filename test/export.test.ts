@@ -83,16 +83,17 @@ describe('litmus export', () => {
     expect(out).toContain('renamed for herd7\'s lexer: lock -> lock_2');
   });
 
-  it('writes atomic_long_X as atomic_X, (void) before a value dropped, herd7 types for kernel types', () => {
+  it('writes atomic_long_X as atomic_X, (void) before a value dropped, &x as x, herd7 types for kernel types', () => {
     const text = litmus(
       'misc',
-      ['\tatomic_long_add(2, x);\n\txchg(y, 1);', '\tint r0;\n\tunsigned long r1;\n\tr0 = atomic_long_read(x);\n\tr1 = READ_ONCE(*y);'],
+      ['\tatomic_long_add(2, x);\n\txchg(y, 1);\n\tset_bit(3, &y);', '\tint r0;\n\tunsigned long r1;\n\tr0 = atomic_long_read(x);\n\tr1 = READ_ONCE(*y);'],
       'exists (1:r0=2 /\\ 1:r1=0)',
       { params: ['atomic_long_t *x, unsigned long *y', 'atomic_long_t *x, unsigned long *y'] },
     );
     const out = roundTrip(text);
     expect(out).toContain('atomic_add(2, x);');
     expect(out).toContain('(void)xchg(y, 1);');
+    expect(out).toContain('atomic_or(8, y);');
     expect(out).toContain('P0(atomic_t *x, long *y)');
   });
 

@@ -92,8 +92,11 @@ function lowerExpr(e: Expr): Expr {
       }
       return { ...e, name: defName(e.name) ?? e.name, args };
     }
-    case 'deref':
     case 'addr':
+      // `&x` of a shared variable is its address, which the name `x` holds in
+      // process code (a parameter, or a location named directly); herd7 has no `&`.
+      return e.arg.kind === 'name' ? e.arg : { ...e, arg: lowerExpr(e.arg) };
+    case 'deref':
     case 'unary':
     case 'cast':
       return { ...e, arg: lowerExpr(e.arg) };

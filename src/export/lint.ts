@@ -100,7 +100,7 @@ function lintExpr(e: Expr, add: Add, name: Check, type: TypeCheck): void {
       sub(e.arg);
       return;
     case 'addr':
-      add(e.pos, 'herd7\'s C has no "&" (address-of) in process code: pass the location as a parameter', false);
+      add(e.pos, 'herd7\'s C has no "&" (address-of) in process code: write the location\'s name', e.arg.kind === 'name');
       sub(e.arg);
       return;
     case 'unary':
