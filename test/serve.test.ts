@@ -254,4 +254,14 @@ describe('litmus serve: the checking threads', () => {
       await checker.close();
     }
   });
+
+  it('stop at --max-executions, as check does', async () => {
+    const { Checker } = (await import(pathToFileURL(join(ROOT, 'dist', 'src', 'serve', 'checker.js')).href)) as typeof import('../src/serve/checker.js');
+    const checker = new Checker({ limits: { model: 'lkmm', maxExecutions: 2, timeoutMs: 60_000 }, threads: 1 });
+    try {
+      expect((await checker.check(SB, 'sb.litmus', true))?.error).toBe('sb.litmus: more than 2 candidate executions (--max-executions)');
+    } finally {
+      await checker.close();
+    }
+  });
 });

@@ -136,7 +136,8 @@ export function svgLayout(g: ExecGraph): SvgLayout {
   const firstRow = headTop + FONT + 18;
   g.threads.forEach((th, c) => {
     const head = textBox([`P${th}`], 14, 'head', 0);
-    boxes.push({ ...head, x: colX[c] + (colWidth[c] - head.w) / 2, y: headTop });
+    // At the column's left edge: edges from the initial writes come into the middle.
+    boxes.push({ ...head, x: colX[c], y: headTop });
     for (const n of g.nodes.filter((m) => m.thread === th)) {
       const s = sized.get(n.id)!;
       const b: TextBox = { ...s, x: colX[c] + (colWidth[c] - s.w) / 2, y: firstRow + n.row * rowH, id: n.id };

@@ -49,6 +49,10 @@ export class Checker {
     });
   }
 
+  get threads(): number {
+    return this.slots.length;
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     for (const j of this.queue.splice(0)) j.resolve({ error: 'the server is stopping' });

@@ -34,7 +34,8 @@ h3 { margin: 16px 0 6px; font-size: 15px; }
 .cols > * { flex: 1 1 420px; min-width: 0; }
 .witness { display: flex; gap: 12px; align-items: flex-start; flex-wrap: wrap; margin-bottom: 16px; }
 .picture { background: #fff; border: 1px solid #ddd; overflow: auto; max-width: 100%; }
-.picture svg { display: block; }
+.picture svg { display: block; max-width: 100%; height: auto; }
+.witness .picture { flex: 0 1 auto; }
 .witness pre.trace { flex: 1 1 360px; }
 table { border-collapse: collapse; background: #fff; }
 td, th { border: 1px solid #ccc; padding: 3px 8px; font-size: 13px; text-align: left; }

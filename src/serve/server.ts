@@ -109,21 +109,33 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const list = listing(root);
     const s = list.suites.find((x) => x.dir === dir);
     if (!s) return notFound(res);
-    const rows: (SuiteRow & { path: string })[] = [];
-    for (const t of s.tests) {
-      const file = readablePath(root, t.path);
-      const view = file ? await checker.check(readFileSync(file, 'utf8'), t.path, false) : { error: `${t.path}: gone` };
-      if (!view) return busy(res);
-      rows.push({
-        path: t.path,
-        test: t.name,
-        version: t.meta.version ?? '',
-        scenario: t.meta.scenario ?? '',
-        verdict: view.error ? 'error' : view.observation ?? '',
-        expected: view.expected ?? '',
-        matches: view.error ? false : view.matches,
-      });
-    }
+    // As many at a time as there are checking threads, in the suite's order.
+    const rows: (SuiteRow & { path: string })[] = new Array(s.tests.length);
+    let next = 0;
+    let refused = false;
+    const lane = async () => {
+      while (next < s.tests.length && !refused) {
+        const i = next++;
+        const t = s.tests[i];
+        const file = readablePath(root, t.path);
+        const view = file ? await checker.check(readFileSync(file, 'utf8'), t.path, false) : { error: `${t.path}: gone` };
+        if (!view) {
+          refused = true;
+          return;
+        }
+        rows[i] = {
+          path: t.path,
+          test: t.name,
+          version: t.meta.version ?? '',
+          scenario: t.meta.scenario ?? '',
+          verdict: view.error ? 'error' : view.observation ?? '',
+          expected: view.expected ?? '',
+          matches: view.error ? false : view.matches,
+        };
+      }
+    };
+    await Promise.all(Array.from({ length: checker.threads }, lane));
+    if (refused) return busy(res);
     return json(res, 200, { dir, title: s.title, rows, verdict: suiteVerdict(rows, suiteConfig(join(root, dir))) ?? null });
   }
 
