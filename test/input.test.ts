@@ -3,12 +3,13 @@
 // test without a final condition, deep nesting.
 
 import { describe, expect, it } from 'vitest';
-import { parseLitmus } from '../src/parse/parser.js';
+import { MAX_NESTING, parseLitmus } from '../src/parse/parser.js';
 import { printLitmus } from '../src/parse/printer.js';
-import { LitmusError } from '../src/parse/errors.js';
+import { asLimit, LimitError, LitmusError } from '../src/parse/errors.js';
 import { checkSource } from '../src/check.js';
 import { lkmm } from '../models/lkmm.js';
 import { herdBlock } from '../src/report/herd.js';
+import { traceReport } from '../src/report/trace.js';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -211,5 +212,73 @@ describe('a test without a final condition', () => {
     const r = checkSource(NO_COND + 'final (0:r0=2)\n', { model: lkmm });
     expect(r.quantifier).toBe('exists');
     expect(r.observation).toBe('Sometimes');
+  });
+});
+
+describe('condition precedence, as herd7\'s grammar sets it', () => {
+  const cond = (c: string) => stripPos(parseLitmus(withInit('', `exists (${c})`)).condition);
+  const a = { kind: 'eq', lhs: { kind: 'reg', thread: 1, name: 'r1' }, rhs: { kind: 'num', value: 1 }, negated: false };
+  const b = { ...a, lhs: { kind: 'reg', thread: 1, name: 'r2' } };
+  const c = { ...a, rhs: { kind: 'num', value: 2 } };
+
+  it('"=>" binds tighter than "/\\" and "\\/"', () => {
+    expect(cond('1:r1=1 /\\ 1:r2=1 => 1:r1=2')).toEqual({ kind: 'and', left: a, right: { kind: 'implies', left: b, right: c } });
+    expect(cond('1:r1=1 => 1:r2=1 \\/ 1:r1=2')).toEqual({ kind: 'or', left: { kind: 'implies', left: a, right: b }, right: c });
+  });
+
+  it('"=>" is right-associative; "~" binds tightest', () => {
+    expect(cond('1:r1=1 => 1:r2=1 => 1:r1=2')).toEqual({ kind: 'implies', left: a, right: { kind: 'implies', left: b, right: c } });
+    expect(cond('~1:r1=1 /\\ 1:r2=1')).toEqual({ kind: 'and', left: { kind: 'not', arg: a }, right: b });
+  });
+});
+
+describe('deep nesting: a result or a positioned message, never a stack overflow', () => {
+  /** A one-process test: `r0 = <expr>;` and the given final condition. */
+  const deep = (expr: string, cond = 'exists (0:r0=1)', body?: string) =>
+    `C deep\n{\n}\n\nP0(int *x)\n{\n\tint r0;\n${body ?? `\tr0 = ${expr};`}\n}\n\n${cond}\n`;
+  const tooDeep = `nested too deeply: more than ${MAX_NESTING} levels of parentheses, operators, statements or conditions`;
+
+  it('5,000 nested parentheses in an expression', () => {
+    const e = errorOf(deep(`${'('.repeat(5000)}1${')'.repeat(5000)}`));
+    expect(e.message).toBe(tooDeep);
+    expect(e.pos).toEqual({ line: 8, col: 6 + MAX_NESTING });
+  });
+
+  it('long chains of operators, in expressions and in conditions', () => {
+    expect(errorOf(deep(Array(5000).fill('1').join(' + '))).message).toBe(tooDeep);
+    const conj = Array(5000).fill('0:r0=1').join(' /\\ ');
+    expect(errorOf(deep('1', `exists (${conj})`)).message).toBe(tooDeep);
+    expect(errorOf(deep('1', `exists (${Array(5000).fill('0:r0=1').join(' => ')})`)).message).toBe(tooDeep);
+    expect(errorOf(deep('1', `exists (${'~'.repeat(5000)}0:r0=1)`)).message).toBe(tooDeep);
+    expect(errorOf(deep('1', `exists ${'('.repeat(5000)}0:r0=1${')'.repeat(5000)}`)).message).toBe(tooDeep);
+  });
+
+  it('deeply nested blocks and ifs', () => {
+    expect(errorOf(deep('', undefined, `${'{'.repeat(5000)}r0 = 1;${'}'.repeat(5000)}`)).message).toBe(tooDeep);
+    const ifs = `\tr0 = READ_ONCE(*x);\n${'\tif (r0 == 0) {\n'.repeat(5000)}WRITE_ONCE(*x, 1);\n${'}\n'.repeat(5000)}`;
+    expect(errorOf(deep('', 'exists (x=1)', ifs)).message).toBe(tooDeep);
+  });
+
+  it('just below the limit, every stage (parse, lowering, exploration, condition, herd block, trace) answers', () => {
+    const n = MAX_NESTING - 10;
+    const parens = checkSource(deep(`${'('.repeat(n)}1${')'.repeat(n)}`), { model: lkmm, keepWitnesses: true });
+    expect(parens.observation).toBe('Always');
+    const sum = checkSource(deep(Array(n).fill('1').join(' + '), `exists (0:r0=${n})`), { model: lkmm });
+    expect(sum.observation).toBe('Always');
+    const conj = checkSource(deep('1', `exists (${Array(n).fill('0:r0=1').join(' /\\ ')})`), { model: lkmm, keepWitnesses: true });
+    expect(conj.observation).toBe('Always');
+    expect(herdBlock(conj)).toContain(`Observation deep Always 1 0`);
+    expect(traceReport(conj, lkmm)).toContain('Witness');
+    const ifs = `\tr0 = READ_ONCE(*x);\n${'\tif (r0 == 0) {\n'.repeat(n / 2 - 5)}WRITE_ONCE(*x, 1);\n${'}\n'.repeat(n / 2 - 5)}`;
+    expect(checkSource(deep('', 'exists (x=1)', ifs), { model: lkmm }).observation).toBe('Always');
+  });
+
+  it('a stack overflow (a thread too long for the explorer\'s recursion, ~1,000 accesses) is a limit, not an internal error', () => {
+    // End to end this takes seconds of CPU; the conversion that runOne applies:
+    const limit = asLimit(new RangeError('Maximum call stack size exceeded'));
+    expect(limit).toBeInstanceOf(LimitError);
+    expect(limit?.message).toBe('stopped: the exploration ran out of stack (a thread with about a thousand memory accesses or more)');
+    expect(asLimit(new RangeError('Invalid array length'))).toBeUndefined();
+    expect(asLimit(new Error('x'))).toBeUndefined();
   });
 });

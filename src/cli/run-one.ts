@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { checkSource, type CheckResult } from '../check.js';
 import { getModel } from '../../models/index.js';
-import { LimitError, LitmusError } from '../parse/errors.js';
+import { asLimit, LitmusError } from '../parse/errors.js';
 import { herdBlock, humanLine } from '../report/herd.js';
 import { suiteMeta, type SuiteMeta } from '../report/suite.js';
 
@@ -111,7 +111,8 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
     return { file, status, herd: herdBlock(r), human: humanLine(r), trace, ...pictures, json: toJson(file, r, meta), meta, herdWarnings };
   } catch (e) {
     if (e instanceof LitmusError) return { file, status: 2, error: e.format(file) };
-    if (e instanceof LimitError) return { file, status: 2, error: `${file}: ${e.message}` };
+    const limit = asLimit(e);
+    if (limit) return { file, status: 2, error: `${file}: ${limit.message}` };
     const msg = e instanceof Error ? e.message : String(e);
     const detail = process.env.LITMUS_DEBUG && e instanceof Error ? `\n${e.stack}` : '';
     return { file, status: 2, error: `${file}: internal error: ${msg} (please report it)${detail}` };

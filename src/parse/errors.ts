@@ -30,3 +30,16 @@ export class LimitError extends Error {
 export function fail(message: string, pos: Pos): never {
   throw new LitmusError(message, pos);
 }
+
+/**
+ * The explorer recurses once per event of an execution, so a thread with
+ * very many memory accesses (about a thousand) can exhaust the JavaScript
+ * stack: that is a limit of this checker, reported as one.
+ */
+export function asLimit(e: unknown): LimitError | undefined {
+  if (e instanceof LimitError) return e;
+  if (e instanceof RangeError && /call stack/i.test(e.message)) {
+    return new LimitError('stopped: the exploration ran out of stack (a thread with about a thousand memory accesses or more)');
+  }
+  return undefined;
+}

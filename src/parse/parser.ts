@@ -18,6 +18,15 @@ const BIN_PREC: Record<string, number> = {
   '<': 7, '<=': 7, '>': 7, '>=': 7, '<<': 8, '>>': 8, '+': 9, '-': 9, '*': 10, '/': 10, '%': 10,
 };
 
+/**
+ * How deeply a test may nest: parentheses, unary operators, statements inside
+ * statements, and the depth of the tree that chains such as `a + b + c` or
+ * `p /\ q /\ r` build. Every later stage walks the tree recursively, so this
+ * bound keeps them all far from the stack's limit; deeper input is refused
+ * with its position. Real tests nest a few levels.
+ */
+export const MAX_NESTING = 500;
+
 /** Parses the text of a C litmus test into its syntax tree. */
 export function parseLitmus(text: string): LitmusTest {
   return new Parser(text).parseTest();
@@ -47,6 +56,10 @@ export function testTokens(text: string): Token[] {
 class Parser {
   private toks: Token[] = [];
   private i = 0;
+  /** Current depth of recursion in the parser (statements, parentheses, unary operators, conditions). */
+  private nesting = 0;
+  /** Height of each expression and condition node built (a leaf is 1). */
+  private readonly heights = new WeakMap<object, number>();
 
   constructor(private readonly text: string) {}
 
@@ -84,6 +97,25 @@ class Parser {
   private ident(what = 'a name'): Token {
     if (this.tok.kind !== 'ident') this.unexpected(what);
     return this.next();
+  }
+
+  // --------------------------------------------------------------- nesting
+  /** One level deeper (the caller steps back with `this.nesting--`); refuses input nested beyond MAX_NESTING. */
+  private enter(pos: Pos): void {
+    if (++this.nesting > MAX_NESTING) this.tooDeep(pos);
+  }
+
+  /** Records a node's height, refusing trees that, with the current nesting, pass MAX_NESTING. */
+  private sized<T extends object>(node: T, pos: Pos, ...kids: object[]): T {
+    let h = 0;
+    for (const k of kids) h = Math.max(h, this.heights.get(k) ?? 1);
+    this.heights.set(node, h + 1);
+    if (this.nesting + h + 1 > MAX_NESTING) this.tooDeep(pos);
+    return node;
+  }
+
+  private tooDeep(pos: Pos): never {
+    fail(`nested too deeply: more than ${MAX_NESTING} levels of parentheses, operators, statements or conditions`, pos);
   }
 
   // ---------------------------------------------------------------- header
@@ -292,6 +324,13 @@ class Parser {
   }
 
   private parseStmt(): Stmt[] {
+    this.enter(this.tok.pos);
+    const out = this.parseStmtHere();
+    this.nesting--;
+    return out;
+  }
+
+  private parseStmtHere(): Stmt[] {
     const pos = this.tok.pos;
     if (this.is('{')) return [this.parseBlock()];
     if (this.accept(';')) return [{ kind: 'empty', pos }];
@@ -328,7 +367,8 @@ class Parser {
         this.next();
         const rhs = this.parseExpr();
         this.expect(';', '";" after the assignment');
-        return [{ kind: 'assign', target: e, value: { kind: 'binary', op: op[0] as BinOp, left: e, right: rhs, pos }, pos }];
+        const value = this.sized<Expr>({ kind: 'binary', op: op[0] as BinOp, left: e, right: rhs, pos }, pos, e, rhs);
+        return [{ kind: 'assign', target: e, value, pos }];
       }
     }
     this.expect(';', '";" after the statement');
@@ -379,27 +419,36 @@ class Parser {
       if (this.peek().text === '=' && ['+', '-', '|', '&', '^'].includes(t.text)) break;
       this.next();
       const right = this.parseExpr(prec + 1);
-      left = { kind: 'binary', op: t.text as BinOp, left, right, pos: t.pos };
+      left = this.sized<Expr>({ kind: 'binary', op: t.text as BinOp, left, right, pos: t.pos }, t.pos, left, right);
     }
     return left;
   }
 
   private parseUnary(): Expr {
+    this.enter(this.tok.pos);
+    const out = this.parseUnaryHere();
+    this.nesting--;
+    return out;
+  }
+
+  private parseUnaryHere(): Expr {
     const t = this.tok;
     if (t.kind === 'punct') {
       if (t.text === '*') {
         this.next();
-        return { kind: 'deref', arg: this.parseUnary(), pos: t.pos };
+        const arg = this.parseUnary();
+        return this.sized<Expr>({ kind: 'deref', arg, pos: t.pos }, t.pos, arg);
       }
       if (t.text === '&') {
         this.next();
-        return { kind: 'addr', arg: this.parseUnary(), pos: t.pos };
+        const arg = this.parseUnary();
+        return this.sized<Expr>({ kind: 'addr', arg, pos: t.pos }, t.pos, arg);
       }
       if (t.text === '-' || t.text === '!' || t.text === '~') {
         this.next();
         const arg = this.parseUnary();
         if (t.text === '-' && arg.kind === 'num') return { kind: 'num', value: -arg.value, pos: t.pos };
-        return { kind: 'unary', op: t.text, arg, pos: t.pos };
+        return this.sized<Expr>({ kind: 'unary', op: t.text, arg, pos: t.pos }, t.pos, arg);
       }
       if (t.text === '+') {
         this.next();
@@ -415,7 +464,7 @@ class Parser {
           while (this.accept('*')) stars += '*';
           this.expect(')', '")" closing the cast');
           const arg = this.parseUnary();
-          return { kind: 'cast', type: type + stars, arg, pos: t.pos };
+          return this.sized<Expr>({ kind: 'cast', type: type + stars, arg, pos: t.pos }, t.pos, arg);
         }
         this.next();
         const e = this.parseExpr();
@@ -445,7 +494,7 @@ class Parser {
           }
         }
         this.expect(')', `")" closing the arguments of ${t.text}`);
-        return { kind: 'call', name: t.text, args, pos: t.pos };
+        return this.sized<Expr>({ kind: 'call', name: t.text, args, pos: t.pos }, t.pos, ...args);
       }
       if (this.is('[') || this.is('->') || (this.is('.') && this.peek().kind === 'ident')) {
         fail('arrays and structure fields are not supported', this.tok.pos);
@@ -479,30 +528,55 @@ class Parser {
     return out;
   }
 
+  /**
+   * A condition, with herd7's precedences: `\/` binds loosest, then `/\`,
+   * then `=>` (right-associative), then `~`/`not`.
+   */
   parseCond(): CondExpr {
-    return this.parseImplies();
-  }
-
-  private parseImplies(): CondExpr {
-    const left = this.parseOr();
-    if (this.accept('=>')) return { kind: 'implies', left, right: this.parseImplies() };
-    return left;
+    return this.parseOr();
   }
 
   private parseOr(): CondExpr {
     let left = this.parseAnd();
-    while (this.accept('\\/')) left = { kind: 'or', left, right: this.parseAnd() };
+    for (let pos = this.tok.pos; this.accept('\\/'); pos = this.tok.pos) {
+      const right = this.parseAnd();
+      left = this.sized<CondExpr>({ kind: 'or', left, right }, pos, left, right);
+    }
     return left;
   }
 
   private parseAnd(): CondExpr {
-    let left = this.parseNot();
-    while (this.accept('/\\')) left = { kind: 'and', left, right: this.parseNot() };
+    let left = this.parseImplies();
+    for (let pos = this.tok.pos; this.accept('/\\'); pos = this.tok.pos) {
+      const right = this.parseImplies();
+      left = this.sized<CondExpr>({ kind: 'and', left, right }, pos, left, right);
+    }
     return left;
   }
 
+  private parseImplies(): CondExpr {
+    const left = this.parseNot();
+    const pos = this.tok.pos;
+    if (!this.accept('=>')) return left;
+    this.enter(pos);
+    const right = this.parseImplies();
+    this.nesting--;
+    return this.sized<CondExpr>({ kind: 'implies', left, right }, pos, left, right);
+  }
+
   private parseNot(): CondExpr {
-    if (this.accept('~') || this.accept('not')) return { kind: 'not', arg: this.parseNot() };
+    this.enter(this.tok.pos);
+    const out = this.parseNotHere();
+    this.nesting--;
+    return out;
+  }
+
+  private parseNotHere(): CondExpr {
+    const pos = this.tok.pos;
+    if (this.accept('~') || this.accept('not')) {
+      const arg = this.parseNot();
+      return this.sized<CondExpr>({ kind: 'not', arg }, pos, arg);
+    }
     if (this.accept('(')) {
       const e = this.parseCond();
       this.expect(')', '")" in the condition');
