@@ -114,6 +114,11 @@ describe('litmus export', () => {
     }
   });
 
+  it('refuses a call no table knows, as check does', () => {
+    const text = litmus('unknown', ['\tsmp_memb();'], 'exists (x=0)', { params: ['int *x'] });
+    expect(() => exportLitmus(text)).toThrowError(/unknown primitive "smp_memb"/);
+  });
+
   it('exported NFS tests are judged as the originals', () => {
     for (const name of ['cim-s1-publish-patch', 'cim-s2-twosetters-patch']) {
       roundTrip(readFileSync(join(NFS_DIR, `${name}.litmus`), 'utf8'));

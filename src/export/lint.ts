@@ -118,8 +118,9 @@ function lintExpr(e: Expr, add: Add, name: Check, type: TypeCheck): void {
       return;
     case 'call': {
       const info = lookupPrimitive(e.name);
-      if (info && 'lower' in info) add(e.pos, `${e.name} is not in herd7's linux-kernel.def (litmus export writes it with .def primitives)`, true);
-      else if (info && defName(e.name) !== e.name) add(e.pos, `${e.name} is not in herd7's linux-kernel.def: it is ${defName(e.name)} there`, true);
+      if (!info) add(e.pos, `unknown primitive "${e.name}" (herd7's linux-kernel.def has no such macro either)`, false);
+      else if ('lower' in info) add(e.pos, `${e.name} is not in herd7's linux-kernel.def (litmus export writes it with .def primitives)`, true);
+      else if (defName(e.name) !== e.name) add(e.pos, `${e.name} is not in herd7's linux-kernel.def: it is ${defName(e.name)} there`, true);
       e.args.forEach(sub);
       return;
     }
