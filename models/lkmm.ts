@@ -5,7 +5,7 @@
 // see src/relation/relation.ts for the operators.
 
 import type { Execution } from '../src/model/execution.js';
-import type { Highlight, Model, Verdict } from '../src/model/model.js';
+import type { Highlight, Model, Ordering, Verdict } from '../src/model/model.js';
 import { EventSet, fixpoint, lasting, Relation, scratch } from '../src/relation/relation.js';
 
 /**
@@ -303,7 +303,51 @@ export const lkmm: Model = {
       return { name: pick[0], edges: steps.map(([a, b]) => [a, b]), labels: steps.map(([, , l]) => l) };
     });
   },
+  orderOf(x: Execution, a: number, b: number): Ordering | undefined {
+    return scratch(() => lkmmOrder(x, a, b));
+  },
 };
+
+/**
+ * How the LKMM keeps a -> b (one thread) in order in this execution: by a
+ * term of ppo (execution order: dependencies, acquire, smp_rmb(), ...), a
+ * strong fence or cumul-fence (propagation order), or coherence (po-loc);
+ * or by a chain of those through other events of the thread.
+ */
+function lkmmOrder(x: Execution, a: number, b: number): Ordering | undefined {
+  const L = lkmmRelations(x);
+  const ev = x.events;
+  const { po, int } = x.rel;
+  const name = (e: number) => ev[e].text ?? 'this access';
+  const direct = (p: number, q: number): Ordering | undefined => {
+    if (L.strongFence.has(p, q)) {
+      const f = ev.find((e) => e.kind === 'F' && po.has(p, e.id) && po.has(e.id, q) && L.strongFence.has(p, q) &&
+        (e.fence === 'mb' || e.fence === 'sync-rcu' || e.srcu === 'sync-srcu' || (e.fence?.startsWith('after-') ?? false) || e.fence === 'before-atomic'));
+      const how = f ? `${f.text ?? f.fence}()` : L.Mb.has(p) ? `${name(p)} (fully ordered)` : L.Mb.has(q) ? `${name(q)} (fully ordered)` : 'a full barrier';
+      return { how, relation: 'strong-fence', cumulative: true };
+    }
+    if (L.poRel.has(p, q)) return { how: `release (${name(q)})`, relation: 'po-rel', cumulative: true };
+    if (L.wmb.has(p, q)) return { how: 'smp_wmb()', relation: 'wmb', cumulative: false };
+    if (L.acqPo.has(p, q)) return { how: `acquire (${name(p)})`, relation: 'acq-po', cumulative: false };
+    if (L.rmb.has(p, q)) return { how: 'smp_rmb()', relation: 'rmb', cumulative: false };
+    if (L.addr.has(p, q)) return { how: 'an address dependency', relation: 'addr', cumulative: false };
+    if (L.data.has(p, q) && x.sets.W.has(q)) return { how: 'a data dependency', relation: 'data', cumulative: false };
+    if (L.ctrl.has(p, q) && x.sets.W.has(q)) return { how: 'a control dependency', relation: 'ctrl', cumulative: false };
+    if (L.poUnlockLockPo.has(p, q)) return { how: 'a lock (unlock then lock)', relation: 'po-unlock-lock-po', cumulative: false };
+    if (L.ppo.has(p, q)) return { how: 'preserved program order', relation: 'ppo', cumulative: false };
+    if (L.cumulFence.has(p, q)) return { how: 'a cumulative fence', relation: 'cumul-fence', cumulative: false };
+    if (L.poLoc.has(p, q) && x.sets.M.has(p) && x.sets.M.has(q)) return { how: 'the same location (coherence)', relation: 'po-loc', cumulative: false };
+    return undefined;
+  };
+  const d = direct(a, b);
+  if (d) return d;
+  const M = x.sets.M;
+  const step = L.ppo.or(L.strongFence, L.cumulFence, L.poLoc).and(int).restrict(M, M);
+  const path = step.path(a, b);
+  if (!path || path.length < 3) return undefined;
+  const parts = path.slice(1).map((v, i) => direct(path[i], v)!);
+  return { how: parts.map((o) => o.how).join(', then '), relation: parts.map((o) => o.relation).join(';'), cumulative: parts[0].cumulative };
+}
 
 /** One step of an explained cycle: from, to, the relation that links them. */
 type Step = [number, number, string];

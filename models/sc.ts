@@ -4,7 +4,7 @@
 // section it waits for contains (models/grace-periods.ts).
 
 import type { Execution } from '../src/model/execution.js';
-import type { Highlight, Model, Verdict } from '../src/model/model.js';
+import type { Highlight, Model, Ordering, Verdict } from '../src/model/model.js';
 import { scratch } from '../src/relation/relation.js';
 import { graceConstraints, graceRespected } from './grace-periods.js';
 
@@ -34,5 +34,8 @@ export const sc: Model = {
       const labels = edges.map(([a, b]) => (po.has(a, b) ? 'po' : rf.has(a, b) ? 'rf' : co.has(a, b) ? 'co' : fr.has(a, b) ? 'fr' : 'gp'));
       return { name: axiom, edges, labels };
     });
+  },
+  orderOf(): Ordering {
+    return { how: 'program order (sequential consistency)', relation: 'po', cumulative: true };
   },
 };

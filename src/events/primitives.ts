@@ -224,3 +224,37 @@ export function defName(name: string): string | undefined {
 export function primitiveNames(): string[] {
   return [...table.keys(), ...loweredTable.keys()].sort();
 }
+
+/**
+ * The same operation with another ordering annotation, from this table: the
+ * entry of the same kind and operation, in the same family (atomic_ or not),
+ * annotated `annot`, preferring the same naming (rcu_ or not), then the same way of passing the address.
+ * READ_ONCE → smp_load_acquire, WRITE_ONCE → smp_store_release,
+ * xchg_relaxed → xchg_acquire, atomic_fetch_add → atomic_fetch_add_relaxed,
+ * smp_store_release → WRITE_ONCE. Undefined when the table has none.
+ */
+export function withOrdering(name: string, annot: Annot): string | undefined {
+  const own = defName(name);
+  const p = own ? table.get(own)!.prim : undefined;
+  if (!own || !p || !('annot' in p) || p.annot === annot || (p.kind === 'store' && p.thenFence)) return undefined;
+  const shape = (q: Primitive) => JSON.stringify({ ...q, annot: undefined, addr: undefined, thenFence: undefined });
+  const family = (n: string) => n.startsWith('atomic_');
+  const addrOf = (q: Primitive) => ('addr' in q ? q.addr : undefined);
+  const rcu = (n: string) => n.startsWith('rcu_');
+  const found = [...table.entries()]
+    .filter(([n, e]) => family(n) === family(own) && 'annot' in e.prim && e.prim.annot === annot && shape(e.prim) === shape(p))
+    .sort(([a, ea], [b, eb]) => Number(rcu(b) === rcu(own)) - Number(rcu(a) === rcu(own)) ||
+      Number(addrOf(eb.prim) === addrOf(p)) - Number(addrOf(ea.prim) === addrOf(p)) || a.length - b.length || (a < b ? -1 : 1));
+  return found[0]?.[0];
+}
+
+/** A .def name for an instruction's primitive (its own name, or the first entry with the same meaning). */
+export function defNameOf(name: string, prim: Primitive): string | undefined {
+  const own = defName(name);
+  if (own) return own;
+  const want = JSON.stringify(prim);
+  return [...table.entries()].find(([, e]) => JSON.stringify(e.prim) === want)?.[0];
+}
+
+/** Fences that order a subset of what this one orders (smp_mb → smp_wmb, smp_rmb). */
+export const WEAKER_FENCES: Partial<Record<FenceKind, string[]>> = { mb: ['smp_wmb', 'smp_rmb'] };

@@ -41,6 +41,26 @@ export interface Model {
    * violated axiom requires acyclic (or irreflexive), with its name.
    */
   explain?(x: Execution, axiom: string): Highlight | undefined;
+  /**
+   * For explanations of an allowed outcome: how the model keeps the
+   * program-order pair a -> b (distinct events of one thread) in order in
+   * this consistent execution, or undefined when it does not order them.
+   */
+  orderOf?(x: Execution, a: number, b: number): Ordering | undefined;
+}
+
+/** Why a model keeps two events of one thread in order. */
+export interface Ordering {
+  /** In words, e.g. "smp_wmb()", "a control dependency", "acquire (smp_load_acquire)". */
+  how: string;
+  /** The model's name for it (ppo, wmb, rmb, po-rel, acq-po, strong-fence, ctrl, ...). */
+  relation: string;
+  /**
+   * Whether the order also holds for other CPUs' writes this CPU saw first
+   * (A-cumulative: release, smp_mb(), grace periods; not dependencies,
+   * acquire or smp_rmb()).
+   */
+  cumulative: boolean;
 }
 
 /** A cycle to show, as event-id pairs in order, and the relation it is of. */

@@ -1,31 +1,82 @@
-// Program edits used to answer "what would have forbidden this outcome?":
-// a copy of the program with a fence inserted after one instruction.
+// Program edits used to answer "what would have forbidden this outcome?" and
+// "which of these barriers is needed?": copies of the program with a fence
+// inserted after an instruction, a fence removed, or a primitive replaced by
+// another of the table (a stronger or weaker ordering of the same operation).
 
-import type { FenceKind } from '../events/event.js';
+import { lookupPrimitive } from '../events/primitives.js';
 import type { Instr, Program } from './program.js';
 
-export const FENCE_NAMES: Record<string, FenceKind> = { smp_mb: 'mb', smp_rmb: 'rmb', smp_wmb: 'wmb' };
+/** One change to a program, at an instruction of a thread. */
+export type Edit =
+  /** Insert the fence primitive `name` (e.g. smp_mb) right after instruction pc. */
+  | { op: 'insert-fence'; thread: number; pc: number; name: string }
+  /** Replace instruction pc's primitive by the table's primitive `name` (same arguments). */
+  | { op: 'replace'; thread: number; pc: number; name: string }
+  /** Remove instruction pc (a fence). */
+  | { op: 'remove'; thread: number; pc: number };
 
-export function insertFence(prog: Program, thread: number, afterPc: number, fenceName: keyof typeof FENCE_NAMES): Program {
+/**
+ * Applies edits given against the original program's instruction numbers:
+ * replacements first, then insertions and removals from the last pc
+ * backwards, so that each edit's pc still names the instruction it meant.
+ */
+export function applyEdits(prog: Program, edits: readonly Edit[]): Program {
+  let p = prog;
+  for (const e of edits) if (e.op === 'replace') p = replaceAt(p, e.thread, e.pc, e.name);
+  const moving = edits.filter((e) => e.op !== 'replace').sort((a, b) => a.thread - b.thread || b.pc - a.pc);
+  for (const e of moving) {
+    if (e.op === 'insert-fence') p = insertFence(p, e.thread, e.pc, e.name);
+    else if (e.op === 'remove') p = removeAt(p, e.thread, e.pc);
+  }
+  return p;
+}
+
+export function insertFence(prog: Program, thread: number, afterPc: number, fenceName: string): Program {
+  const info = lookupPrimitive(fenceName);
+  if (!info || !('prim' in info) || info.prim.kind !== 'fence') throw new Error(`${fenceName} is not a fence`);
+  const prim = info.prim;
+  return editThread(prog, thread, afterPc + 1, +1, (code, th) => {
+    const pos = (th.code[afterPc] as { pos?: { line: number; col: number } }).pos ?? { line: 0, col: 0 };
+    code.splice(afterPc + 1, 0, { op: 'prim', prim, name: fenceName, dst: -1, addr: { k: 'const', v: 0 }, args: [], pos });
+  });
+}
+
+export function removeAt(prog: Program, thread: number, pc: number): Program {
+  return editThread(prog, thread, pc + 1, -1, (code) => {
+    code.splice(pc, 1);
+  });
+}
+
+export function replaceAt(prog: Program, thread: number, pc: number, name: string): Program {
+  const info = lookupPrimitive(name);
+  if (!info || !('prim' in info)) throw new Error(`${name} is not a primitive of the table`);
+  return editThread(prog, thread, Infinity, 0, (code) => {
+    const ins = code[pc];
+    if (ins.op !== 'prim') throw new Error(`instruction ${pc} of P${thread} is not a primitive`);
+    code[pc] = { ...ins, prim: info.prim, name };
+  });
+}
+
+/**
+ * A copy of the program whose thread's code is changed by `change`; jump
+ * targets at or after `from` move by `shift`.
+ */
+function editThread(
+  prog: Program,
+  thread: number,
+  from: number,
+  shift: number,
+  change: (code: Instr[], th: Program['threads'][number]) => void,
+): Program {
+  const moved = (target: number) => (target >= from ? target + shift : target);
   const threads = prog.threads.map((th) => {
     if (th.index !== thread) return th;
-    const at = afterPc + 1;
-    const shift = (target: number) => (target >= at ? target + 1 : target);
     const code: Instr[] = th.code.map((ins) => {
-      if (ins.op === 'jump') return { ...ins, target: shift(ins.target) };
-      if (ins.op === 'branch') return { ...ins, ifFalse: shift(ins.ifFalse) };
+      if (ins.op === 'jump') return { ...ins, target: moved(ins.target) };
+      if (ins.op === 'branch') return { ...ins, ifFalse: moved(ins.ifFalse) };
       return ins;
     });
-    const pos = (th.code[afterPc] as { pos?: { line: number; col: number } }).pos ?? { line: 0, col: 0 };
-    code.splice(at, 0, {
-      op: 'prim',
-      prim: { kind: 'fence', fence: FENCE_NAMES[fenceName] },
-      name: fenceName,
-      dst: -1,
-      addr: { k: 'const', v: 0 },
-      args: [],
-      pos,
-    });
+    change(code, th);
     return { ...th, code };
   });
   return { ...prog, threads };

@@ -1,18 +1,18 @@
 // Readable witnesses: one execution per outcome, as numbered steps per CPU
-// with the values read and written, what was reordered or read early, and
-// which fence, had it been there, forbids the outcome (checked by running
-// the checker again on the edited program).
+// with the values read and written; the cycle that makes it non-SC, each
+// program-order step named by how the model orders it in that execution (or
+// said to be reordered when it does not); and minimal checked fixes
+// (src/report/fixes.ts).
 
 import type { CheckResult } from '../check.js';
 import { formatValue } from '../check.js';
-import type { Event } from '../events/event.js';
-import { explore } from '../explore/explorer.js';
 import { forbiddenCandidate, type ExploreLimits } from '../explore/forbidden.js';
 import type { Execution } from '../model/execution.js';
-import type { Model } from '../model/model.js';
-import { insertFence } from '../program/edit.js';
+import type { Model, Ordering } from '../model/model.js';
 import type { Program } from '../program/program.js';
 import { Relation } from '../relation/relation.js';
+import { sc } from '../../models/sc.js';
+import { accessKind, candidateChanges, findFixes, MAX_CHANGES, satisfiable, type Limits, type PoStep } from './fixes.js';
 import { eventText, stepNumbers } from './steps.js';
 
 export interface TraceOptions {
@@ -53,15 +53,17 @@ export function traceReport(r: CheckResult, model: Model, opts: TraceOptions = {
     }
     return out.join('\n');
   }
+  const poSteps: PoStep[] = [];
   for (const o of outcomes) {
     if (!o.witness) continue;
     out.push(`Witness for ${label(o.values)}${o.positive ? ' (satisfies the condition)' : ''}, ${o.count} execution${o.count === 1 ? '' : 's'}:`);
     out.push(...describe(prog, o.witness));
-    const analysis = analyse(prog, o.witness);
+    const analysis = analyse(prog, model, o.witness);
     out.push(...analysis.lines);
-    if (opts.tryFixes && analysis.poEdges.length > 0) out.push(...suggestFix(prog, model, o.values, analysis.poEdges, o.witness));
+    poSteps.push(...analysis.poSteps);
     out.push('');
   }
+  if (opts.tryFixes && r.quantifier === 'exists') out.push(...fixLines(prog, model, poSteps, opts.limits ?? {}));
   return out.join('\n').trimEnd();
 }
 
@@ -95,16 +97,27 @@ function describe(prog: Program, x: Execution): string[] {
 
 interface Analysis {
   lines: string[];
-  /** Program-order pairs that the outcome needs to be out of order. */
-  poEdges: [Event, Event][];
+  /** The program-order steps of the cycle (ordered or not): where a fix can act. */
+  poSteps: PoStep[];
 }
 
-/** Why the outcome is not sequentially consistent: a cycle of po, rf, co, fr. */
-function analyse(prog: Program, x: Execution): Analysis {
+/** A node of the cycle: the events of one instruction (a lock's LKR and LKW are one step). */
+interface Node {
+  events: number[];
+  step: string;
+}
+
+/**
+ * Why the outcome is not sequentially consistent: a cycle of program order
+ * (between accesses), rf, co and fr, each program-order step named by how
+ * the model orders it in this execution, or said to be reordered when the
+ * model does not order it.
+ */
+function analyse(prog: Program, model: Model, x: Execution): Analysis {
   const { po, rf, co } = x.rel;
+  const M = x.sets.M;
   const fr = rf.inv().seq(co);
-  const poImm = immediate(po);
-  const cycle = poImm.or(rf, immediate(co), fr).findCycle();
+  const cycle = immediate(po.restrict(M, M)).or(rf, immediate(co), fr).findCycle();
   const steps = stepNumbers(x);
   if (!cycle) {
     return {
@@ -113,28 +126,103 @@ function analyse(prog: Program, x: Execution): Analysis {
         '  barrier can forbid it; the logic itself allows it. One interleaving that produces it:',
         ...interleaving(prog, x, steps),
       ],
-      poEdges: [],
+      poSteps: [],
     };
   }
-  const lines = ['  Not sequentially consistent; the cycle that shows it:'];
-  const poEdges: [Event, Event][] = [];
-  for (let i = 0; i < cycle.length; i++) {
-    const a = x.events[cycle[i]];
-    const b = x.events[cycle[(i + 1) % cycle.length]];
-    const sa = a.thread < 0 ? 'init' : steps.get(a.id)!;
-    const sb = b.thread < 0 ? 'init' : steps.get(b.id)!;
+  const nodes = cycleNodes(x, cycle, steps);
+  const lines = [`  Not sequentially consistent; the cycle that shows it, each step as ${model.name} sees it:`];
+  const poSteps: PoStep[] = [];
+  const orderings: (Ordering | undefined | 'not-po')[] = [];
+  for (let i = 0; i < nodes.length; i++) {
+    const na = nodes[i];
+    const nb = nodes[(i + 1) % nodes.length];
+    const a = x.events[na.events[na.events.length - 1]];
+    const b = x.events[nb.events[0]];
+    const [sa, sb] = [na.step, nb.step];
     if (po.has(a.id, b.id)) {
-      lines.push(`    ${sa} -> ${sb}: program order, but ${sb} took effect before ${sa} (reordered)`);
-      poEdges.push([a, b]);
-    } else if (rf.has(a.id, b.id)) {
-      lines.push(`    ${sa} -> ${sb}: ${sb} reads the value ${sa} wrote${a.thread === b.thread ? ' (forwarded before it was visible to other CPUs)' : ''}`);
+      const ord = orderOfSteps(model, x, na, nb);
+      orderings.push(ord);
+      lines.push(ord
+        ? `    ${sa} -> ${sb}: program order, kept by ${ord.how} (${ord.relation})`
+        : `    ${sa} -> ${sb}: program order, which ${model.name} does not keep here: ${sb} can take effect before ${sa} (reordered)`);
+      poSteps.push({ thread: a.thread, from: endpoint(prog, x, na, sa), to: endpoint(prog, x, nb, sb) });
+      continue;
+    }
+    orderings.push('not-po');
+    const ext = a.thread !== b.thread;
+    if (rf.has(a.id, b.id)) {
+      lines.push(`    ${sa} -> ${sb}: ${sb} reads the value ${sa} wrote (${ext ? 'rfe' : 'rfi: forwarded before it was visible to other CPUs'})`);
     } else if (fr.has(a.id, b.id)) {
-      lines.push(`    ${sa} -> ${sb}: ${sa} read a value that ${sb} overwrites (${sb} was not yet visible to ${sa})`);
+      lines.push(`    ${sa} -> ${sb}: ${sa} read a value that ${sb} overwrites (${ext ? 'fre' : 'fri'}: ${sb} was not yet visible to ${sa})`);
     } else {
-      lines.push(`    ${sa} -> ${sb}: coherence order of ${prog.locations[a.loc]}`);
+      lines.push(`    ${sa} -> ${sb}: coherence order of ${prog.locations[a.loc]} (${ext ? 'coe' : 'coi'})`);
     }
   }
-  return { lines, poEdges };
+  if (orderings.every((o) => o !== undefined)) lines.push(...allOrdered(x, model, nodes, orderings));
+  return { lines, poSteps };
+}
+
+/** Groups the cycle's events by instruction, so that no step goes from an instruction to itself. */
+function cycleNodes(x: Execution, cycle: number[], steps: Map<number, string>): Node[] {
+  const name = (id: number) => (x.events[id].thread < 0 ? `init ${x.locations[x.events[id].loc]}` : steps.get(id)!);
+  const nodes: Node[] = [];
+  for (const id of cycle) {
+    const last = nodes[nodes.length - 1];
+    if (last && last.step === name(id) && x.events[id].thread >= 0) last.events.push(id);
+    else nodes.push({ events: [id], step: name(id) });
+  }
+  if (nodes.length > 1 && nodes[0].step === nodes[nodes.length - 1].step && x.events[nodes[0].events[0]].thread >= 0) {
+    const tail = nodes.pop()!;
+    nodes[0].events.unshift(...tail.events);
+  }
+  return nodes;
+}
+
+/** How the model orders two instructions: the first of their event pairs it keeps in order. */
+function orderOfSteps(model: Model, x: Execution, a: Node, b: Node): Ordering | undefined {
+  if (!model.orderOf) return undefined;
+  for (const p of a.events) for (const q of b.events) {
+    const o = x.rel.po.has(p, q) ? model.orderOf(x, p, q) : undefined;
+    if (o) return o;
+  }
+  return undefined;
+}
+
+function endpoint(prog: Program, x: Execution, n: Node, step: string): PoStep['from'] {
+  const e = x.events[n.events[0]];
+  const kinds = new Set(n.events.map((id) => x.events[id].kind));
+  const fallback = kinds.has('W') ? 'W' : 'R';
+  return { pc: e.pc, kind: accessKind(prog.threads[e.thread].code[e.pc], fallback), step, line: e.pos?.line };
+}
+
+/**
+ * Every program-order step is ordered, yet the model allows the cycle: say
+ * which ordering is missing elsewhere. An order that is not cumulative
+ * (dependencies, acquire, smp_rmb(), smp_wmb()) after a read of another
+ * CPU's write does not make that write visible to others first.
+ */
+function allOrdered(x: Execution, model: Model, nodes: Node[], orderings: (Ordering | undefined | 'not-po')[]): string[] {
+  for (let i = 0; i < nodes.length; i++) {
+    const o = orderings[i];
+    if (o === 'not-po' || o === undefined || o.cumulative) continue;
+    const prev = (i + nodes.length - 1) % nodes.length;
+    const into = x.events[nodes[prev].events[nodes[prev].events.length - 1]];
+    const at = x.events[nodes[i].events[0]];
+    if (orderings[prev] !== 'not-po' || into.thread === at.thread || !x.rel.rf.has(into.id, at.id)) continue;
+    const [sw, sa, sb] = [nodes[prev].step, nodes[i].step, nodes[(i + 1) % nodes.length].step];
+    const cpu = `P${at.thread}`;
+    return [
+      `  Each program-order step is kept, yet ${model.name} allows the cycle: ${sa} -> ${sb} is ordered on ${cpu} by`,
+      `  ${o.how}, which is not cumulative: ${cpu} read ${sw} from another CPU, and other CPUs need not see ${sw}`,
+      `  before ${sb}. A release at ${sb} or an smp_mb() between ${sa} and ${sb} would be cumulative.`,
+    ];
+  }
+  return [
+    `  Each program-order step is kept on its own CPU, yet ${model.name} allows the cycle: the orderings do not`,
+    '  combine across CPUs here. A write ordered only by smp_wmb() or a release is ordered for the CPUs that',
+    '  read it (rf), not against other CPUs\' writes and stale reads (co, fr): that takes smp_mb() (the',
+    '  propagation rule, pb).',
+  ];
 }
 
 /** A global order of the steps that respects po, rf, co and fr (the SC case). */
@@ -175,35 +263,23 @@ function immediate(r: Relation): Relation {
   return r.minus(r.seq(r));
 }
 
-/** Tries a fence between each reordered pair, and all of them together. */
-function suggestFix(prog: Program, model: Model, values: number[], edges: [Event, Event][], x: Execution): string[] {
-  const steps = stepNumbers(x);
-  const key = values.join(',');
-  const stillReachable = (p: Program) => {
-    try {
-      const res = explore(p, model, { maxExecutions: 200_000, timeoutMs: 5_000 });
-      return res.outcomes.some((o) => o.values.join(',') === key);
-    } catch {
-      return true;
-    }
-  };
-  const fenceFor = (a: Event, b: Event) => (a.kind === 'R' && b.kind === 'R' ? 'smp_rmb' : a.kind === 'W' && b.kind === 'W' ? 'smp_wmb' : 'smp_mb');
+/** Checked fixes for the condition, from the program-order steps of the witnesses' cycles. */
+function fixLines(prog: Program, model: Model, poSteps: PoStep[], limits: Limits): string[] {
+  const underSc = satisfiable(prog, sc, limits);
+  if (underSc) {
+    return ['The condition is reachable even under sequential consistency: no barrier or ordering annotation can', 'forbid it; the algorithm itself allows it.'];
+  }
+  if (underSc === undefined) return ['(No fixes looked for: checking under sequential consistency reached the limits.)'];
+  const changes = candidateChanges(prog, poSteps);
+  const { fixes, stopped } = findFixes(prog, model, changes, limits);
   const lines: string[] = [];
-  for (const [a, b] of edges) {
-    const f = fenceFor(a, b);
-    if (!stillReachable(insertFence(prog, a.thread, a.pc, f))) {
-      lines.push(`  Fix (checked): ${f}() between ${steps.get(a.id)} and ${steps.get(b.id)} forbids this outcome.`);
-    }
+  if (fixes.length === 0) {
+    lines.push(`No set of up to ${MAX_CHANGES} of these changes forbids it under ${model.name}${stopped ? ` (search stopped ${stopped})` : ''}:`);
+    lines.push(...changes.map((c) => `  - ${c.text}`));
+    return lines;
   }
-  if (lines.length === 0 && edges.length > 1) {
-    let p = prog;
-    // Insert from the last pc backwards so that earlier positions stay valid.
-    const sorted = [...edges].sort((u, v) => u[0].thread - v[0].thread || v[0].pc - u[0].pc);
-    for (const [a, b] of sorted) p = insertFence(p, a.thread, a.pc, fenceFor(a, b));
-    if (!stillReachable(p)) {
-      lines.push(`  Fix (checked): fences on all of ${edges.map(([a, b]) => `${steps.get(a.id)}->${steps.get(b.id)} (${fenceFor(a, b)})`).join(', ')} together forbid this outcome.`);
-    }
-  }
-  if (lines.length === 0) lines.push('  No single fence on these pairs forbids this outcome (it may need a lock or a different algorithm).');
+  lines.push(`Fixes, each checked under ${model.name} (the condition becomes Never), minimal, cheapest first:`);
+  fixes.forEach((f, i) => lines.push(`  ${i + 1}. ${f.map((c) => c.text).join('; and ')}`));
+  if (stopped) lines.push(`  (search stopped ${stopped}; cheaper fixes than these were all tried)`);
   return lines;
 }
