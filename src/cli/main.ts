@@ -70,6 +70,21 @@ program
   });
 
 program
+  .command('audit')
+  .description('weaken each ordering device of a test whose condition is Never, one at a time, and say which are load-bearing')
+  .argument('<inputs...>', 'files, folders (a suite: the tests of one version) or bundled test names')
+  .option('-m, --model <name>', 'memory model: lkmm, sc, x86-tso', 'lkmm')
+  .option('--suite-version <v>', "in a suite folder, the version to audit (default: suite.json's underReview)")
+  .option('--json', 'print results as JSON')
+  .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll'), 2)
+  .option('--max-executions <n>', 'stop a check after this many candidate executions', intArg('--max-executions'), 1_000_000)
+  .option('--timeout <ms>', 'stop a check after this many milliseconds', intArg('--timeout'), 60_000)
+  .action(async (inputs: string[], o) => {
+    const { runAudit } = await import('./audit.js');
+    process.exitCode = await runAudit(inputs, o);
+  });
+
+program
   .command('merge')
   .description('merge --json outputs (e.g. of --shard runs) into one JSON array')
   .argument('<files...>', 'JSON files written by "litmus check --json"')

@@ -1,0 +1,98 @@
+// What `litmus audit` does, once the arguments are parsed: audit each test
+// (src/report/audit.ts); for a folder of a suite, only the tests of one
+// version, and then the table of which devices each scenario needs.
+
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { getModel } from '../../models/index.js';
+import { parseLitmus } from '../parse/parser.js';
+import { buildProgram } from '../program/program.js';
+import { LimitError, LitmusError } from '../parse/errors.js';
+import { auditProgram, auditTable, suiteAuditTable, type AuditResult, type SuiteAudit } from '../report/audit.js';
+import { suiteConfig, suiteMeta, type SuiteMeta } from '../report/suite.js';
+import { resolveInputs } from './inputs.js';
+
+interface AuditFlags {
+  model: string;
+  json?: boolean;
+  suiteVersion?: string;
+  unroll: number;
+  maxExecutions: number;
+  timeout: number;
+}
+
+export async function runAudit(inputs: string[], o: AuditFlags): Promise<number> {
+  const model = getModel(o.model);
+  if (!model) {
+    console.error(`unknown model "${o.model}" (lkmm, sc, x86-tso)`);
+    return 2;
+  }
+  const { files, folders, missing } = resolveInputs(inputs);
+  let status = 0;
+  for (const m of missing) {
+    console.error(`${m}: no such file, folder or bundled test`);
+    status = 2;
+  }
+  const limits = { maxExecutions: o.maxExecutions, timeoutMs: o.timeout };
+  // In a suite folder, only the tests of one version: --suite-version, or the one under review.
+  const suiteOf = new Map<string, string>();
+  for (const folder of folders) {
+    const version = o.suiteVersion ?? suiteConfig(resolve(folder)).underReview;
+    if (version) suiteOf.set(resolve(folder), version);
+  }
+  const versionFor = (file: string) => [...suiteOf.entries()].find(([f]) => resolve(dirname(file)).startsWith(f))?.[1];
+  const done: { file: string; meta?: SuiteMeta; audit: AuditResult }[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      console.error(`${file}: cannot read: ${(e as Error).message}`);
+      status = 2;
+      continue;
+    }
+    const meta = suiteMeta(text);
+    const version = versionFor(file);
+    if (version && meta?.version !== undefined && meta.version !== version) continue;
+    try {
+      const prog = buildProgram(parseLitmus(text), { unroll: o.unroll });
+      const audit = auditProgram(prog, model, limits, text.split('\n'));
+      done.push({ file, meta, audit });
+      if (!o.json) console.log(`${auditTable(audit, model)}\n`);
+    } catch (e) {
+      if (e instanceof LitmusError) console.error(e.format(file));
+      else if (e instanceof LimitError) console.error(`${file}: ${e.message}`);
+      else console.error(`${file}: internal error: ${e instanceof Error ? e.message : String(e)} (please report it)`);
+      status = 2;
+    }
+  }
+  const suites: SuiteAudit[] = [];
+  for (const [folder, version] of suiteOf) {
+    const mine = done.filter((d) => d.meta?.scenario && resolve(dirname(d.file)).startsWith(folder));
+    if (mine.length === 0) {
+      if (!o.json) console.log(`No test of version "${version}" in ${folder}.`);
+      continue;
+    }
+    const s: SuiteAudit = { version, scenarios: mine.map((d) => ({ scenario: d.meta!.scenario!, audit: d.audit })) };
+    suites.push(s);
+    if (!o.json) console.log(suiteAuditTable(s));
+  }
+  if (o.json) {
+    const tests = done.map((d) => ({ file: d.file, model: model.name, ...d.audit, meta: d.meta }));
+    console.log(JSON.stringify({ tests, suites: suites.map(suiteJson) }, null, 2));
+  }
+  return status;
+}
+
+/** A suite's answer as data: per scenario, the devices (source lines) whose weakening is load-bearing. */
+function suiteJson(s: SuiteAudit) {
+  return {
+    version: s.version,
+    scenarios: s.scenarios.map(({ scenario, audit }) => ({
+      scenario,
+      verdict: audit.verdict,
+      note: audit.note,
+      needs: [...new Set(audit.rows.filter((r) => r.loadBearing).map((r) => `${r.device.source} -> ${r.to}`))],
+    })),
+  };
+}

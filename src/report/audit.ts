@@ -1,0 +1,178 @@
+// `litmus audit`: which ordering devices of a test are load-bearing. For a
+// test whose condition is Never, each device is weakened alone (a fence
+// dropped, smp_mb() to smp_wmb()/smp_rmb(), an acquire or release to its
+// ONCE form, a fully ordered RMW to its relaxed form; the forms come from the
+// primitive table) and the test is checked again under the same model and
+// limits. A device is load-bearing when some weakening of it makes the
+// condition reachable. For a suite (tests with Version:/Scenario: headers),
+// the devices each scenario needs, side by side.
+
+import { defNameOf, WEAKER_FENCES, withOrdering } from '../events/primitives.js';
+import type { FenceKind } from '../events/event.js';
+import { explore } from '../explore/explorer.js';
+import type { Model } from '../model/model.js';
+import { LimitError } from '../parse/errors.js';
+import { applyEdits, type Edit } from '../program/edit.js';
+import type { Program } from '../program/program.js';
+import type { Limits } from './fixes.js';
+
+/** Fences that order something (not compiler barriers, RCU markers or grace periods). */
+const ORDERING_FENCES = new Set<FenceKind>(['mb', 'rmb', 'wmb', 'before-atomic', 'after-atomic', 'after-spinlock', 'after-unlock-lock', 'after-srcu-read-unlock']);
+
+export interface Device {
+  thread: number;
+  pc: number;
+  /** The primitive as written (e.g. smp_load_acquire, test_bit_acquire, smp_rmb). */
+  name: string;
+  line?: number;
+  /** The source line, whitespace collapsed (identifies the device across a suite's tests). */
+  source: string;
+}
+
+export interface Weakening {
+  device: Device;
+  /** What it becomes: "(removed)", "smp_wmb", "READ_ONCE", ... */
+  to: string;
+  edit: Edit;
+}
+
+export type Verdict = 'Always' | 'Sometimes' | 'Never' | 'limit';
+
+export interface AuditRow {
+  device: Device;
+  to: string;
+  verdict: Verdict;
+  /** Whether the weakening makes the condition reachable (undefined: a limit stopped the check). */
+  loadBearing?: boolean;
+  /** The limit that stopped the check, if one did. */
+  limit?: string;
+}
+
+export interface AuditResult {
+  name: string;
+  verdict: Verdict;
+  rows: AuditRow[];
+  /** Why nothing was weakened, if nothing was. */
+  note?: string;
+}
+
+/** Every ordering device of the program and the weaker forms it has. */
+export function weakenings(prog: Program, sourceLines: readonly string[] = []): Weakening[] {
+  const out: Weakening[] = [];
+  for (const th of prog.threads) {
+    th.code.forEach((ins, pc) => {
+      if (ins.op !== 'prim') return;
+      const line = ins.pos?.line;
+      const source = ((line && sourceLines[line - 1]) || ins.name).trim().replace(/\s+/g, ' ');
+      const device: Device = { thread: th.index, pc, name: ins.name, line, source };
+      const p = ins.prim;
+      if (p.kind === 'fence') {
+        if (!ORDERING_FENCES.has(p.fence)) return;
+        out.push({ device, to: '(removed)', edit: { op: 'remove', thread: th.index, pc } });
+        for (const weaker of WEAKER_FENCES[p.fence] ?? []) out.push({ device, to: weaker, edit: { op: 'replace', thread: th.index, pc, name: weaker } });
+        return;
+      }
+      if (!('annot' in p) || !['ACQUIRE', 'RELEASE', 'MB'].includes(p.annot)) return;
+      const def = defNameOf(ins.name, p);
+      const relaxed = def && withOrdering(def, 'ONCE');
+      if (!relaxed) return;
+      out.push({ device, to: def === ins.name ? relaxed : `${relaxed} semantics`, edit: { op: 'replace', thread: th.index, pc, name: relaxed } });
+    });
+  }
+  return out;
+}
+
+/** The verdict of the program's condition under the model, or 'limit'. */
+function verdictOf(prog: Program, model: Model, limits: Limits): { verdict: Verdict; limit?: string } {
+  try {
+    const r = explore(prog, model, limits);
+    return { verdict: r.positive === 0 ? 'Never' : r.negative === 0 ? 'Always' : 'Sometimes' };
+  } catch (e) {
+    if (e instanceof LimitError) return { verdict: 'limit', limit: e.message };
+    throw e;
+  }
+}
+
+export function auditProgram(prog: Program, model: Model, limits: Limits, sourceLines: readonly string[] = []): AuditResult {
+  const base = verdictOf(prog, model, limits);
+  if (base.verdict !== 'Never') {
+    const why = base.verdict === 'limit' ? `checking it reached a limit: ${base.limit}` : `its condition is reachable (${base.verdict}) as it is`;
+    return { name: prog.name, verdict: base.verdict, rows: [], note: `nothing to audit: ${why}` };
+  }
+  const ws = weakenings(prog, sourceLines);
+  const rows = ws.map((w): AuditRow => {
+    const v = verdictOf(applyEdits(prog, [w.edit]), model, limits);
+    return { device: w.device, to: w.to, verdict: v.verdict, loadBearing: v.verdict === 'limit' ? undefined : v.verdict !== 'Never', limit: v.limit };
+  });
+  return { name: prog.name, verdict: base.verdict, rows, note: rows.length === 0 ? 'no ordering device to weaken' : undefined };
+}
+
+/** The table for one test. */
+export function auditTable(a: AuditResult, model: Model): string {
+  const lines = [`${a.name}: ${a.verdict} under ${model.name}`];
+  if (a.note) return `${lines[0]}; ${a.note}`;
+  lines[0] += `; each ordering device weakened alone:`;
+  const head = ['device', 'line', 'weakened to', 'verdict', 'load-bearing'];
+  const body = a.rows.map((r) => [
+    `P${r.device.thread}: ${clip(r.device.source)}`,
+    String(r.device.line ?? ''),
+    r.to,
+    r.verdict,
+    r.loadBearing === undefined ? '?' : r.loadBearing ? 'yes' : 'no',
+  ]);
+  lines.push(...table(head, body));
+  const limited = a.rows.filter((r) => r.limit);
+  if (limited.length) lines.push(`  (?: ${limited[0].limit})`);
+  return lines.join('\n');
+}
+
+export interface SuiteAudit {
+  version: string;
+  /** Per scenario (in order), its test's audit. */
+  scenarios: { scenario: string; audit: AuditResult }[];
+}
+
+/**
+ * Which devices each scenario needs: one row per device (by its source
+ * line, so that the same line in several tests or threads is one device)
+ * and weakening, one column per scenario: yes (load-bearing in that
+ * scenario, on some thread), no, or blank where the scenario lacks it.
+ */
+export function suiteAuditTable(s: SuiteAudit): string {
+  const short = (sc: string) => sc.split(':')[0].trim();
+  const keys: string[] = [];
+  const cells = new Map<string, Map<string, string>>();
+  s.scenarios.forEach(({ scenario, audit }) => {
+    for (const r of audit.rows) {
+      const key = `${r.device.source}\u0000${r.to}`;
+      if (!cells.has(key)) {
+        keys.push(key);
+        cells.set(key, new Map());
+      }
+      const row = cells.get(key)!;
+      const prev = row.get(scenario);
+      const mark = r.loadBearing === undefined ? '?' : r.loadBearing ? 'yes' : 'no';
+      row.set(scenario, prev === 'yes' || mark === 'yes' ? 'yes' : prev === '?' ? '?' : mark);
+    }
+  });
+  const head = ['device', 'weakened to', ...s.scenarios.map((x) => short(x.scenario))];
+  const body = keys.map((k) => {
+    const [source, to] = k.split('\u0000');
+    return [clip(source), to, ...s.scenarios.map((x) => cells.get(k)!.get(x.scenario) ?? '')];
+  });
+  const lines = [`Version "${s.version}": which ordering devices each scenario needs (yes: weakening it alone makes the bad outcome reachable)`];
+  lines.push(...table(head, body));
+  const skipped = s.scenarios.filter((x) => x.audit.note);
+  for (const x of skipped) lines.push(`  ${short(x.scenario)}: ${x.audit.note}`);
+  return lines.join('\n');
+}
+
+function clip(s: string, n = 64): string {
+  return s.length <= n ? s : `${s.slice(0, n - 1)}…`;
+}
+
+function table(head: string[], body: string[][]): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const fmt = (cells: string[]) => `  ${cells.map((c, i) => c.padEnd(widths[i])).join('  ')}`.trimEnd();
+  return [fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...body.map(fmt)];
+}
