@@ -4,7 +4,10 @@ import { checkSource } from '../src/check.js';
 import { parseLitmus } from '../src/parse/parser.js';
 import { printLitmus } from '../src/parse/printer.js';
 import { herdBlock } from '../src/report/herd.js';
-import { lkmm } from '../models/lkmm.js';
+import { lkmm, lkmmRelations } from '../models/lkmm.js';
+import { traceReport } from '../src/report/trace.js';
+import { stepNumbers } from '../src/report/steps.js';
+import { scratch } from '../src/relation/relation.js';
 import { sc } from '../models/sc.js';
 import { x86tso } from '../models/x86tso.js';
 import { stateSet, stripPos } from './util.js';
@@ -58,7 +61,7 @@ const gen: fc.Arbitrary<Gen> = fc.record({
 });
 
 /** The litmus text of a generated program. */
-function render(g: Gen, name = 'gen'): string {
+function render(g: Gen, name = 'gen', showRegs = false): string {
   const regs: string[] = [];
   const sync = g.threads.some((th) => th.some((i) => i.k === 'section' || i.k === 'gp'));
   const procs = g.threads.map((th, t) => {
@@ -93,7 +96,8 @@ function render(g: Gen, name = 'gen'): string {
     : [];
   atoms.push(`${g.memPick.loc}=${g.memPick.v}`);
   // Programs with grace periods show every register in their states.
-  const shown = sync && regs.length ? `locations [${regs.join('; ')}]\n` : '';
+  const listed = showRegs ? [...regs, 'x', 'y'] : regs;
+  const shown = (sync || showRegs) && listed.length ? `locations [${listed.join('; ')}]\n` : '';
   return `C ${name}\n\n{}\n\n${procs.join('\n')}\n${shown}${g.quantifier} (${atoms.join(` ${g.connective} `)})\n`;
 }
 
@@ -240,5 +244,112 @@ describe('model strength', () => {
       }),
       { numRuns: 50 },
     );
+  });
+});
+
+// ------------------------------------------------------------ traces and fixes
+
+/** The trace lines of a witness block that name a cycle step: [from, to, text]. */
+function cycleSteps(block: string): [string, string, string][] {
+  return [...block.matchAll(/^ {4}(P\d+\.\d+|init \w+) -> (P\d+\.\d+|init \w+): (.*)$/gm)].map((m) => [m[1], m[2], m[3]]);
+}
+
+/** The source with one change of a fix applied (the generator's one statement per line). */
+function applyChange(text: string, change: string): string {
+  const lines = text.split('\n');
+  const fence = /^(smp_[rw]?mb)\(\) between P\d+\.\d+ \(line (\d+)\) and /.exec(change);
+  if (fence) {
+    lines.splice(Number(fence[2]), 0, `\t${fence[1]}();`);
+    return lines.join('\n');
+  }
+  const swap = /^(READ_ONCE|WRITE_ONCE) → (smp_load_acquire|smp_store_release) at P\d+\.\d+ \(line (\d+)\)$/.exec(change);
+  if (!swap) throw new Error(`unexpected change: ${change}`);
+  const i = Number(swap[3]) - 1;
+  lines[i] = lines[i].replace(/(READ_ONCE|WRITE_ONCE)\(\*(\w+)/, `${swap[2]}($2`);
+  return lines.join('\n');
+}
+
+/**
+ * A generated program whose condition is an outcome the LKMM allows and SC
+ * does not (the first such state, every register shown), or undefined.
+ */
+function nonScOutcome(g: Gen): string | undefined {
+  const text = render({ ...g, quantifier: 'exists' }, 'gen', true);
+  const s = stateSet(checkSource(text, { model: sc }));
+  const state = [...stateSet(checkSource(text, { model: lkmm }))].find((st) => !s.has(st));
+  if (!state) return undefined;
+  const cond = state.split(';').map((b) => b.trim()).filter(Boolean).join(' /\\ ');
+  return text.replace(/^exists .*$/m, `exists (${cond})`);
+}
+
+describe('traces say what the model says', () => {
+  // Two or three threads of two to four accesses, fences and control dependencies.
+  const shapes = fc.record({
+    threads: fc.array(fc.array(instr, { minLength: 2, maxLength: 4 }), { minLength: 2, maxLength: 3 }),
+    picks: fc.constant([]),
+    memPick: fc.record({ loc, v: fc.integer({ min: 0, max: 2 }) }),
+    quantifier: fc.constant<'exists'>('exists'),
+    connective: fc.constant<'/\\'>('/\\'),
+  });
+  const allowed = shapes.map(nonScOutcome);
+
+  it('no step from an instruction to itself; a step called reordered is a pair the LKMM does not order there', () => {
+    let reordered = 0;
+    fc.assert(
+      fc.property(allowed, (text) => {
+        if (!text) return;
+        const r = checkSource(text, { model: lkmm, keepWitnesses: true });
+        expect(r.positive).toBeGreaterThan(0);
+        const trace = traceReport(r, lkmm);
+        const blocks = trace.split(/^Witness for /m).slice(1);
+        const witnesses = r.exploration.outcomes.filter((o) => o.positive && o.witness);
+        expect(blocks.length).toBe(witnesses.length);
+        blocks.forEach((block, k) => {
+          const x = witnesses[k].witness!;
+          const steps = stepNumbers(x);
+          const eventsOf = (s: string) => x.events.filter((e) => steps.get(e.id) === s).map((e) => e.id);
+          // What the LKMM orders between two events of one thread, from its own relations.
+          scratch(() => {
+            const L = lkmmRelations(x);
+            const M = x.sets.M;
+            const ordered = L.ppo.or(L.strongFence, L.cumulFence, L.poLoc).and(x.rel.int).restrict(M, M).plus();
+            for (const [a, b, what] of cycleSteps(block)) {
+              expect(a, `self-step in\n${text}\n${trace}`).not.toBe(b);
+              if (!what.includes('(reordered)')) continue;
+              reordered++;
+              for (const p of eventsOf(a)) for (const q of eventsOf(b)) {
+                if (x.rel.po.has(p, q)) expect(ordered.has(p, q), `${a} -> ${b} is ordered\n${text}\n${trace}`).toBe(false);
+              }
+            }
+          });
+        });
+      }),
+      { numRuns: 40 },
+    );
+    expect(reordered).toBeGreaterThan(0);
+  });
+
+  it('every suggested fix, applied to the source, gives Never; no smaller subset of it does', () => {
+    let checked = 0;
+    fc.assert(
+      fc.property(allowed, (text) => {
+        if (!text) return;
+        const r = checkSource(text, { model: lkmm, keepWitnesses: true });
+        const trace = traceReport(r, lkmm, { tryFixes: true });
+        const fixes = [...trace.matchAll(/^ {2}\d+\. (.*)$/gm)].map((m) => m[1].split('; and '));
+        const never = (changes: string[]) => checkSource(changes.reduce(applyChange, text), { model: lkmm }).observation === 'Never';
+        for (const f of fixes) {
+          checked++;
+          expect(never(f), `fix ${f.join(' + ')} does not forbid\n${text}`).toBe(true);
+          // Every proper non-empty subset leaves the outcome reachable.
+          for (let mask = 1; mask < (1 << f.length) - 1; mask++) {
+            const sub = f.filter((_, i) => mask & (1 << i));
+            expect(never(sub), `subset ${sub.join(' + ')} of a fix also forbids\n${text}`).toBe(false);
+          }
+        }
+      }),
+      { numRuns: 20 },
+    );
+    expect(checked).toBeGreaterThan(0);
   });
 });

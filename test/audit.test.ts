@@ -1,0 +1,85 @@
+// litmus audit: weakening each ordering device alone, and the NFS suite's
+// table of which barrier each scenario needs, without its weakened copies.
+
+import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { lkmm } from '../models/lkmm.js';
+import { parseLitmus } from '../src/parse/parser.js';
+import { buildProgram } from '../src/program/program.js';
+import { auditProgram, weakenings } from '../src/report/audit.js';
+import { suiteMeta } from '../src/report/suite.js';
+import { MP_REL_ACQ } from './shapes.js';
+import { NFS_DIR } from './util.js';
+
+const program = (text: string) => buildProgram(parseLitmus(text));
+
+describe('audit of one test', () => {
+  it('MP with release and acquire: both are load-bearing', () => {
+    const a = auditProgram(program(MP_REL_ACQ), lkmm, {}, MP_REL_ACQ.split('\n'));
+    expect(a.verdict).toBe('Never');
+    expect(a.rows.map((r) => [r.device.name, r.to, r.verdict, r.loadBearing])).toEqual([
+      ['smp_store_release', 'WRITE_ONCE', 'Sometimes', true],
+      ['smp_load_acquire', 'READ_ONCE', 'Sometimes', true],
+    ]);
+  });
+
+  it('smp_mb() is dropped or weakened to smp_wmb()/smp_rmb(); a relaxed access is no device', () => {
+    const sb = `C SB+mbs
+{}
+P0(int *x, int *y)
+{
+	int r0;
+	WRITE_ONCE(*x, 1);
+	smp_mb();
+	r0 = READ_ONCE(*y);
+}
+P1(int *x, int *y)
+{
+	int r0;
+	WRITE_ONCE(*y, 1);
+	smp_mb();
+	r0 = READ_ONCE(*x);
+}
+exists (0:r0=0 /\\ 1:r0=0)
+`;
+    expect(weakenings(program(sb)).map((w) => `P${w.device.thread} ${w.device.name} -> ${w.to}`)).toEqual([
+      'P0 smp_mb -> (removed)', 'P0 smp_mb -> smp_wmb', 'P0 smp_mb -> smp_rmb',
+      'P1 smp_mb -> (removed)', 'P1 smp_mb -> smp_wmb', 'P1 smp_mb -> smp_rmb',
+    ]);
+    const a = auditProgram(program(sb), lkmm, {});
+    expect(a.rows.every((r) => r.loadBearing)).toBe(true);
+  });
+
+  it('says when there is nothing to audit', () => {
+    const mp = MP_REL_ACQ.replace('smp_store_release(flag, 1)', 'WRITE_ONCE(*flag, 1)');
+    const a = auditProgram(program(mp), lkmm, {});
+    expect(a.rows).toEqual([]);
+    expect(a.note).toContain('reachable (Sometimes)');
+  });
+});
+
+describe('the NFS correction (version fix), each device weakened alone', () => {
+  // The README's table: which part of the correction each scenario needs.
+  const files = readdirSync(NFS_DIR).filter((f) => f.endsWith('.litmus')).map((f) => readFileSync(join(NFS_DIR, f), 'utf8'))
+    .filter((t) => suiteMeta(t)?.version === 'fix');
+  const needs = new Map<string, string[]>();
+  for (const text of files) {
+    const scenario = suiteMeta(text)!.scenario!.split(' ')[0];
+    const a = auditProgram(program(text), lkmm, {}, text.split('\n'));
+    needs.set(scenario, a.rows.filter((r) => r.loadBearing).map((r) => r.device.source));
+  }
+  const needing = (device: RegExp) => [...needs.entries()].filter(([, d]) => d.some((s) => device.test(s))).map(([s]) => s).sort();
+
+  it('covers the six scenarios', () => expect([...needs.keys()].sort()).toEqual(['s1', 's2', 's3', 's4', 's5', 's6']));
+  it('smp_rmb() is needed in s1 and s6', () => expect(needing(/^smp_rmb\(\)/)).toEqual(['s1', 's6']));
+  it('the acquire on cache_validity and smp_wmb() are needed in s3 and s4', () => {
+    expect(needing(/smp_load_acquire\(cv\)/)).toEqual(['s3', 's4']);
+    expect(needing(/^smp_wmb\(\)/)).toEqual(['s3', 's4']);
+  });
+  it('the fast-path and the slow-path test_bit_acquire() are each needed in s5 only', () => {
+    expect(needing(/^r2 = smp_load_acquire\(flags\);.*test_bit_acquire/)).toEqual(['s5']);
+    expect(needing(/^r4 = smp_load_acquire\(flags\);.*test_bit_acquire/)).toEqual(['s5']);
+  });
+  it("the setter's release is needed in no scenario", () => expect(needing(/smp_store_release\(cv,/)).toEqual([]));
+});
