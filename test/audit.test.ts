@@ -1,7 +1,7 @@
 // litmus audit: weakening each ordering device alone, and the NFS suite's
 // table of which barrier each scenario needs, without its weakened copies.
 
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { lkmm } from '../models/lkmm.js';
@@ -64,11 +64,15 @@ describe('the NFS correction (version fix), each device weakened alone', () => {
   const files = readdirSync(NFS_DIR).filter((f) => f.endsWith('.litmus')).map((f) => readFileSync(join(NFS_DIR, f), 'utf8'))
     .filter((t) => suiteMeta(t)?.version === 'fix');
   const needs = new Map<string, string[]>();
-  for (const text of files) {
-    const scenario = suiteMeta(text)!.scenario!.split(' ')[0];
-    const a = auditProgram(program(text), lkmm, {}, text.split('\n'));
-    needs.set(scenario, a.rows.filter((r) => r.loadBearing).map((r) => r.device.source));
-  }
+  beforeAll(async () => {
+    for (const text of files) {
+      // One test at a time, letting the runner's messages through between them.
+      await new Promise((resolve) => setImmediate(resolve));
+      const scenario = suiteMeta(text)!.scenario!.split(' ')[0];
+      const a = auditProgram(program(text), lkmm, {}, text.split('\n'));
+      needs.set(scenario, a.rows.filter((r) => r.loadBearing).map((r) => r.device.source));
+    }
+  });
   const needing = (device: RegExp) => [...needs.entries()].filter(([, d]) => d.some((s) => device.test(s))).map(([s]) => s).sort();
 
   it('covers the six scenarios', () => expect([...needs.keys()].sort()).toEqual(['s1', 's2', 's3', 's4', 's5', 's6']));
