@@ -5,7 +5,8 @@
 // order, fr to the next write), and the cycle to highlight: the violated
 // axiom's cycle for a forbidden candidate (Model.explain), or for a witness
 // the cycle of program order and communication that shows it is not
-// sequentially consistent (one of its program-order steps is reordered).
+// sequentially consistent (trace.ts says how the model orders each of its
+// program-order steps: not every one need be reordered).
 
 import { formatValue, type CheckResult } from '../check.js';
 import { forbiddenCandidate, type ExploreLimits } from '../explore/forbidden.js';
@@ -40,7 +41,7 @@ export function witnessPictures(r: CheckResult): Picture[] {
       exec: o.witness!,
       title: `${prog.name}: an execution satisfying ${r.condition}`,
       highlight: reorderingCycle(o.witness!),
-      caption: 'not SC: a cycle of po and communication (a po step in it is reordered)',
+      caption: 'not SC: a cycle of po and communication (--trace says how each po step is ordered)',
     }));
 }
 
@@ -59,9 +60,9 @@ export function forbiddenPicture(r: CheckResult, model: Model, limits: ExploreLi
 
 /**
  * Why a consistent execution is not sequentially consistent: a cycle of
- * immediate program order between accesses, rf, immediate co and fr. Some
- * po step of it took effect out of program order (the reordering the
- * outcome needs). Undefined when the execution is SC.
+ * immediate program order between accesses, rf, immediate co and fr (the
+ * model may keep every po step of it in order: then some ordering is not
+ * cumulative enough, as --trace says). Undefined when the execution is SC.
  */
 export function reorderingCycle(x: Execution): Highlight | undefined {
   const { po, rf, co } = x.rel;

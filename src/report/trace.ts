@@ -10,9 +10,9 @@ import { forbiddenCandidate, type ExploreLimits } from '../explore/forbidden.js'
 import type { Execution } from '../model/execution.js';
 import type { Model, Ordering } from '../model/model.js';
 import type { Program } from '../program/program.js';
-import { Relation } from '../relation/relation.js';
 import { sc } from '../../models/sc.js';
 import { accessKind, candidateChanges, findFixes, MAX_CHANGES, satisfiable, type Limits, type PoStep } from './fixes.js';
+import { reorderingCycle } from './graph.js';
 import { eventText, stepNumbers } from './steps.js';
 
 export interface TraceOptions {
@@ -115,9 +115,8 @@ interface Node {
  */
 function analyse(prog: Program, model: Model, x: Execution): Analysis {
   const { po, rf, co } = x.rel;
-  const M = x.sets.M;
   const fr = rf.inv().seq(co);
-  const cycle = immediate(po.restrict(M, M)).or(rf, immediate(co), fr).findCycle();
+  const cycle = reorderingCycle(x)?.edges.map(([a]) => a);
   const steps = stepNumbers(x);
   if (!cycle) {
     return {
@@ -259,9 +258,6 @@ function interleaving(prog: Program, x: Execution, steps: Map<number, string>): 
   return out;
 }
 
-function immediate(r: Relation): Relation {
-  return r.minus(r.seq(r));
-}
 
 /** Checked fixes for the condition, from the program-order steps of the witnesses' cycles. */
 function fixLines(prog: Program, model: Model, poSteps: PoStep[], limits: Limits): string[] {
