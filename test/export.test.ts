@@ -191,6 +191,12 @@ exists (0:r0=0)
     ]);
   });
 
+  it('"x -1" is a syntax error to herd7 (it lexes "-1" as a number); "(*" inside a C comment is fine', () => {
+    const text = litmus('minus', ['\tint r0 = 1;\n\tint r1;\n\tr1 = r0 -1; /* (* not code *) */\n\tr1 = r0 - -1;\n\tr1 = (-1);'], 'exists (0:r1=0)', { params: ['int *x'] });
+    expect(findings(text)).toEqual([expect.stringMatching(/^\d+:10 herd7 reads "-1" as a negative number, not a subtraction/)]);
+    expect(exportLitmus(text)).toContain('r1 = r0 - 1;');
+  });
+
   it('warns on stderr and leaves verdicts and the exit status alone', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'litmus-lint-'));
     try {

@@ -163,7 +163,11 @@ function lintText(text: string, add: Add): void {
     const t = body[i];
     const n = body[i + 1];
     if (t.kind === 'num' && !/^\d+$/.test(t.text)) add(t.pos, `herd7 reads only decimal numbers without suffix, not "${t.text}"`, true);
-    if (t.kind === 'punct' && /^[-+*/|&^]$/.test(t.text) && n?.text === '=' && n.pos.line === t.pos.line && n.pos.col === t.pos.col + 1) {
+    const prev = body[i - 1];
+    if (t.text === '-' && n?.kind === 'num' && adjacent(t, n) && prev && (prev.kind !== 'punct' || prev.text === ')')) {
+      add(t.pos, `herd7 reads "-${n.text}" as a negative number, not a subtraction: write "- ${n.text}"`, true);
+    }
+    if (t.kind === 'punct' && /^[-+*/|&^]$/.test(t.text) && n?.text === '=' && adjacent(t, n)) {
       add(t.pos, `herd7's C has no "${t.text}=": write "x = x ${t.text} ..."`, true);
     }
     if (t.kind === 'ident' && isTypeAtStatementStart(body, i) && hasTopLevelComma(body, i)) {
@@ -178,9 +182,20 @@ function lintText(text: string, add: Add): void {
   for (const m of raw.matchAll(enders)) {
     add(posAt(text, start + m.index!), `"${m[1]}" here ends herd7's process section early (herd7 finds it even in a comment): reword it`, false);
   }
+  const inCComment = cCommentRanges(raw);
   for (const m of raw.matchAll(/\(\*(?=[\s*])/g)) {
+    if (inCComment(m.index!)) continue;
     add(posAt(text, start + m.index!), 'herd7 reads "(* *)" as code inside processes: use /* */ comments there', false);
   }
+}
+
+const adjacent = (a: Token, b: Token) => b.pos.line === a.pos.line && b.pos.col === a.pos.col + a.text.length;
+
+/** Whether an offset of C text is inside a `/* *\/` or `//` comment. */
+function cCommentRanges(raw: string): (offset: number) => boolean {
+  const ranges: [number, number][] = [];
+  for (const m of raw.matchAll(/\/\*[\s\S]*?(\*\/|$)|\/\/[^\n]*/g)) ranges.push([m.index!, m.index! + m[0].length]);
+  return (offset) => ranges.some(([a, b]) => offset >= a && offset < b);
 }
 
 /** Token range [from, to) of the processes: from the first `P<n>` after the initial state to the last body's `}`. */
