@@ -3,7 +3,7 @@
 
 import type { CondExpr, CondTerm } from './parse/ast.js';
 import { headerPredictsDataRace, parseLitmus } from './parse/parser.js';
-import { buildProgram, isAddress, LOC_BASE, type Program } from './program/program.js';
+import { buildProgram, isAddress, isSymbolic, LOC_BASE, SYM_BASE, type Program } from './program/program.js';
 import { explore, type ExploreResult } from './explore/explorer.js';
 import type { Model } from './model/model.js';
 
@@ -63,12 +63,14 @@ export function checkSource(text: string, opts: CheckOptions): CheckResult {
   const names = prog.observed.map((o) => (o.kind === 'reg' ? `${o.thread}:${o.name}` : `[${o.name}]`));
   // herd lists registers (by thread, then name) before memory (by name).
   const order = names.map((_, i) => i).sort((a, b) => compareObs(prog, a, b));
-  const states: StateLine[] = ex.outcomes.map((o) => ({
-    bindings: order.map((i) => [names[i], show(o.values[i])] as [string, string]),
-    positive: o.positive,
-    count: o.count,
-  }));
-  states.sort((a, b) => compareStates(a, b));
+  const states: StateLine[] = ex.outcomes
+    .map((o) => ({ raw: order.map((i) => o.values[i]), o }))
+    .sort((a, b) => compareStates(prog, a.raw, b.raw))
+    .map(({ raw, o }) => ({
+      bindings: raw.map((v, j) => [names[order[j]], show(v)] as [string, string]),
+      positive: o.positive,
+      count: o.count,
+    }));
   const p = ex.positive;
   const n = ex.negative;
   const observation: Observation = p === 0 ? 'Never' : n === 0 ? 'Always' : 'Sometimes';
@@ -125,6 +127,7 @@ export function judge(r: { expected: string; expectsDataRace: boolean; observati
 }
 
 export function formatValue(prog: Program, v: number): string {
+  if (isSymbolic(v)) return `S${v - SYM_BASE}`;
   if (isAddress(v) && v - LOC_BASE < prog.locations.length) return prog.locations[v - LOC_BASE];
   return String(v);
 }
@@ -140,18 +143,18 @@ function compareObs(prog: Program, a: number, b: number): number {
   return oa.name < ob.name ? -1 : oa.name > ob.name ? 1 : 0;
 }
 
-function compareStates(a: StateLine, b: StateLine): number {
-  for (let i = 0; i < a.bindings.length; i++) {
-    const x = a.bindings[i][1];
-    const y = b.bindings[i][1];
+/** herd's order of states: value by value, symbolic values first, then numbers, then addresses by name. */
+function compareStates(prog: Program, a: number[], b: number[]): number {
+  const rank = (v: number) => (isSymbolic(v) ? 0 : isAddress(v) && v - LOC_BASE < prog.locations.length ? 2 : 1);
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
     if (x === y) continue;
-    const nx = Number(x);
-    const ny = Number(y);
-    const ix = Number.isNaN(nx);
-    const iy = Number.isNaN(ny);
-    if (!ix && !iy) return nx - ny;
-    if (ix !== iy) return ix ? 1 : -1;
-    return x < y ? -1 : 1;
+    const rx = rank(x);
+    const ry = rank(y);
+    if (rx !== ry) return rx - ry;
+    if (rx === 2) return formatValue(prog, x) < formatValue(prog, y) ? -1 : 1;
+    return x - y;
   }
   return 0;
 }

@@ -44,6 +44,79 @@ exists (0:r1=1)
   });
 });
 
+describe('values herd leaves symbolic (out of thin air, through plain copies)', () => {
+  // herd names a symbolic value after its solver variable (S8, S27, ...);
+  // litmus after the read that guessed it. Compare them as S.
+  const symbolic = (text: string) => {
+    const r = summary(text);
+    return { ...r, states: r.states.map((st) => st.replace(/=S\d+;/g, '=S;')) };
+  };
+  // x and y copied into each other by plain accesses, and P2 writes 1 to
+  // x. In the executions where each copy reads the other, no constant
+  // determines the value: herd keeps it symbolic (S), equal to no number,
+  // and counts each such execution once (not once per value). herd7:
+  // Sometimes 6 6, states S, 0, 1.
+  it('a cycle of copies is one execution with a symbolic value, equal to no constant', () => {
+    const text = `C copy-cycle
+{}
+P0(int *x, int *y)
+{
+	int r0;
+
+	r0 = *x;
+	*y = r0;
+}
+P1(int *x, int *y)
+{
+	int r1;
+
+	r1 = *y;
+	*x = r1;
+}
+P2(int *x)
+{
+	*x = 1;
+}
+exists (0:r0=0)
+`;
+    expect(symbolic(text)).toEqual({ observation: 'Sometimes', positive: 6, negative: 6, states: ['0:r0=0;', '0:r0=1;', '0:r0=S;'] });
+    // `~(0:r0=0)` holds of the symbolic value.
+    const r = check(text.replace('exists (0:r0=0)', 'exists (~0:r0=0 /\\ ~0:r0=1)'));
+    expect([r.observation, r.positive]).toEqual(['Sometimes', 2]);
+  });
+
+  // paulmckrcu/litmus manual/oota/C-JO-OOTA-3: each thread reads the other's
+  // variable twice (READ_ONCE, then a plain read if its flag was 1) and
+  // copies it on; the positive execution has every read in one symbolic
+  // cycle. herd7: Sometimes 1 7.
+  it('several reads waiting in one cycle share its symbolic value', () => {
+    const proc = (n: number, mine: string, other: string, flagIn: string, flagOut: string) => `P${n}(int *a, int *b, int *x, int *y)
+{
+	int r1;
+	int r2;
+
+	r1 = READ_ONCE(*${flagIn});
+	smp_rmb();
+	r2 = READ_ONCE(*${other});
+	if (r1 == 1) {
+		r2 = *${other};
+	}
+	WRITE_ONCE(*${mine}, r2);
+	smp_wmb();
+	WRITE_ONCE(*${flagOut}, 1);
+}
+`;
+    const text = `C JO-OOTA-3\n{}\n${proc(0, 'a', 'b', 'x', 'y')}${proc(1, 'b', 'a', 'y', 'x')}locations [a; b]\nexists (0:r1=1 /\\ 1:r1=1)\n`;
+    expect(symbolic(text)).toEqual({
+      observation: 'Sometimes', positive: 1, negative: 7,
+      states: [
+        '0:r1=0; 1:r1=0; [a]=0; [b]=0;', '0:r1=0; 1:r1=1; [a]=0; [b]=0;', '0:r1=0; 1:r1=1; [a]=S; [b]=S;',
+        '0:r1=1; 1:r1=0; [a]=0; [b]=0;', '0:r1=1; 1:r1=0; [a]=S; [b]=S;', '0:r1=1; 1:r1=1; [a]=S; [b]=S;',
+      ],
+    });
+  });
+});
+
 describe('filter', () => {
   // herd's States show what the final condition (and locations [...]) name,
   // not the registers only the filter names; filtered-out executions are

@@ -6,9 +6,11 @@
 //   write is offered to the waiting reads (chooseSource, wait, offer). When
 //   every thread waits, the first waiting read guesses a value that a later
 //   write must match (breakDeadlock, matchPending) - unless no
-//   load-buffering cycle is possible (cycles.ts). A guess may be justified
-//   by a write computed from it (a value cycle through plain accesses):
-//   herd keeps such executions too, with the value left symbolic.
+//   load-buffering cycle is possible (cycles.ts). As in herd's equation
+//   solving, a guess is matched only by a write whose value does not come
+//   from the guess itself; a cycle of plain copies is instead matched by a
+//   symbolic guess (SYM_BASE...), which herd leaves unsolved: it equals no
+//   constant, and any computation on it drops the execution.
 // - A write takes each place in its location's coherence order (placeInCo);
 //   a lock follows the unlock last in that order, or waits (lock, attach).
 // - Each choice is checked at once: coherence and atomicity at the location
@@ -18,7 +20,7 @@
 import type { Annot, Event, FenceKind, LockKind } from '../events/event.js';
 import type { Primitive } from '../events/primitives.js';
 import { LimitError } from '../parse/errors.js';
-import { binop, evalPure, isAddress, LOC_BASE, pureRegs, type Instr, type Program, type PureExpr } from '../program/program.js';
+import { binop, evalPure, isAddress, isSymbolic, LOC_BASE, pureRegs, SYM_BASE, type Instr, type Program, type PureExpr } from '../program/program.js';
 import { buildExecution, StructureNode, type Execution } from '../model/execution.js';
 import { lasting, scratch } from '../relation/relation.js';
 import type { Model } from '../model/model.js';
@@ -303,6 +305,7 @@ class Explorer {
       const ins = code[ts.pc];
       switch (ins.op) {
         case 'set':
+          if (ins.e.k !== 'reg' && this.usesSymbol(ins.e, ts)) return this.dropSymbolic();
           ts.regs[ins.dst] = evalPure(ins.e, ts.regs);
           ts.deps[ins.dst] = this.depsOf(ins.e, ts);
           ts.pc++;
@@ -311,6 +314,7 @@ class Explorer {
           ts.pc = ins.target;
           break;
         case 'branch': {
+          if (this.usesSymbol(ins.cond, ts)) return this.dropSymbolic();
           const c = evalPure(ins.cond, ts.regs);
           ts.ctrl |= this.depsOf(ins.cond, ts);
           ts.pc = c !== 0 ? ts.pc + 1 : ins.ifFalse;
@@ -335,6 +339,22 @@ class Explorer {
           return true;
       }
     }
+  }
+
+  /** Whether e reads a register that holds a symbolic value. */
+  private usesSymbol(e: PureExpr, ts: ThreadState): boolean {
+    for (const r of pureRegs(e)) if (isSymbolic(ts.regs[r])) return true;
+    return false;
+  }
+
+  /**
+   * A symbolic value (see breakDeadlock) used in a computation, a branch or
+   * a comparison: herd's equation for it stays unsolved, and it drops the
+   * candidate. Copies are the only use that keeps it.
+   */
+  private dropSymbolic(): false {
+    this.pruned++;
+    return false;
   }
 
   /** Whether no load-buffering cycle can go through the waiting reads (see cycles.ts). */
@@ -399,6 +419,10 @@ class Explorer {
       return;
     }
     const loc = addrVal - LOC_BASE;
+    if (ins.args.some((a) => a.k !== 'reg' && this.usesSymbol(a, ts))) {
+      this.dropSymbolic();
+      return;
+    }
     const addrDeps = this.depsOf(ins.addr, ts);
     const arg = (i: number) => evalPure(ins.args[i], ts.regs);
     const argDeps = (i: number) => this.depsOf(ins.args[i], ts);
@@ -430,6 +454,7 @@ class Explorer {
         return;
       case 'cmpxchg':
         this.read(t, ts, { ...base, annot: p.annot, isRmw: true }, (r) => {
+          if (isSymbolic(r.value) || isSymbolic(arg(1))) return void this.dropSymbolic();
           if (r.value === arg(1)) {
             this.rmwWrite(t, ts, r, arg(2), argDeps(2), () => this.resume(t, ts, ins.dst, r.value, BIT(r.id)));
           } else this.resume(t, ts, ins.dst, r.value, BIT(r.id));
@@ -440,6 +465,7 @@ class Explorer {
         const operand = p.operand === 'arg' ? arg(0) : p.operand;
         const opDeps = p.operand === 'arg' ? argDeps(0) : 0n;
         this.read(t, ts, { ...base, annot: p.annot, isRmw: true }, (r) => {
+          if (isSymbolic(r.value) || isSymbolic(operand)) return void this.dropSymbolic();
           const nv = binop(p.op, r.value, operand);
           this.rmwWrite(t, ts, r, nv, opDeps | BIT(r.id), () => {
             let ret = p.ret === 'old' ? r.value : nv;
@@ -452,6 +478,7 @@ class Explorer {
       }
       case 'add_unless':
         this.read(t, ts, { ...base, annot: p.annot, isRmw: true }, (r) => {
+          if (isSymbolic(r.value) || isSymbolic(arg(1)) || isSymbolic(arg(2))) return void this.dropSymbolic();
           if (r.value !== arg(2)) {
             this.rmwWrite(t, ts, r, r.value + arg(1), argDeps(1) | BIT(r.id), () => this.resume(t, ts, ins.dst, 1, BIT(r.id)));
           } else this.resume(t, ts, ins.dst, 0, BIT(r.id));
@@ -581,7 +608,18 @@ class Explorer {
     }
     const b = this.waiting[i];
     this.waiting.splice(i, 1);
-    for (const v of this.guessableValues(b.t, b.r.loc, b.guessKind)) {
+    const values = this.guessableValues(b.t, b.r.loc, b.guessKind);
+    // Besides the values other threads may write, symbolic ones: herd keeps
+    // a cycle of plain copies with its value left unsolved. The read may
+    // copy a symbolic value already guessed (the same unsolved variable,
+    // when several reads of the cycle wait), or start a new one.
+    if (!b.guessKind) {
+      const symbols = new Set<number>();
+      for (const e of this.events) if (isSymbolic(e.value)) symbols.add(e.value);
+      symbols.add(SYM_BASE + b.t * 1000 + b.r.poIndex);
+      values.push(...[...symbols].sort((x, y) => x - y));
+    }
+    for (const v of values) {
       b.r.value = v;
       this.pending.push(b.r.id);
       b.k(b.r);
@@ -607,7 +645,7 @@ class Explorer {
   private pendingStillPossible(): boolean {
     for (const id of this.pending) {
       const r = this.events[id];
-      if (!this.othersMayWrite(r.thread, r.loc, r.value)) return false;
+      if (!this.othersMayWrite(r.thread, r.loc, isSymbolic(r.value) ? undefined : r.value)) return false;
     }
     for (const b of this.waiting) if (!b.ready && !this.othersMayWrite(b.t, b.r.loc)) return false;
     return true;
@@ -732,6 +770,9 @@ class Explorer {
     for (let i = from; i < this.pending.length; i++) {
       const r = this.events[this.pending[i]];
       if (r.loc !== w.loc || r.value !== w.value || r.lock === 'LKR') continue;
+      // A value computed from the guess itself: herd cannot solve r's
+      // equation (a copy leaves it symbolic: the symbolic guess has it).
+      if (!isSymbolic(r.value) && this.valueDependsOn(w, r)) continue;
       if (r.lock === 'LF' || r.lock === 'RL') {
         if (w.lock !== 'LKW') continue;
       } else if (r.lock === 'RU') {
@@ -747,6 +788,23 @@ class Explorer {
       // ... or from a later write.
     }
     k();
+  }
+
+  /** Whether write w's value is computed from read r's (data dependencies, through rf). */
+  private valueDependsOn(w: Event, r: Event): boolean {
+    const seen = new Set<number>();
+    const todo = [w];
+    while (todo.length > 0) {
+      const x = todo.pop()!;
+      for (let deps = x.dataDeps, i = 0; deps !== 0n; deps >>= 1n, i++) {
+        if (!(deps & 1n) || seen.has(i)) continue;
+        seen.add(i);
+        if (i === r.id) return true;
+        const src = this.events[i].rf;
+        if (src >= 0 && this.events[src].thread >= 0) todo.push(this.events[src]);
+      }
+    }
+    return false;
   }
 
   // -------------------------------------------------------------- locks

@@ -10,6 +10,12 @@ import { lookupPrimitive, type Primitive } from '../events/primitives.js';
 /** Values are numbers; a location's address is LOC_BASE + its id. */
 export const LOC_BASE = 0x40000000;
 export const isAddress = (v: number): boolean => v >= LOC_BASE && v < LOC_BASE + 0x1000000;
+/**
+ * A value herd leaves symbolic: what a read in a cycle of plain copies
+ * reads, determined by no constant. SYM_BASE + a number naming the read.
+ */
+export const SYM_BASE = 2 ** 44;
+export const isSymbolic = (v: number): boolean => v >= SYM_BASE;
 
 /** A side-effect-free expression over registers. */
 export type PureExpr =
