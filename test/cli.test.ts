@@ -416,6 +416,23 @@ describe('litmus check: bundled suite', () => {
   });
 });
 
+describe('litmus audit', () => {
+  it('weakens each device of a Never; a syntax error and a limit are exit 2, the rest still audited', () => {
+    const ok = litmus('audit', join('suite', 'mp.litmus'));
+    expect(ok.status).toBe(0);
+    expect(ok.stdout).toMatch(/^ {2}P0: smp_store_release\(flag, 1\); +\d+ +WRITE_ONCE +Sometimes +yes$/m);
+    const bad = litmus('audit', 'bad.litmus', join('suite', 'mp.litmus'));
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.trimEnd().split('\n')).toEqual(['bad.litmus:6:1: expected ";" after the statement, found "}"']);
+    expect(bad.stdout).toContain('P1: r0 = smp_load_acquire(flag);');
+    const limited = litmus('audit', '--max-executions', '1', join('suite', 'mp.litmus'));
+    expect(limited.status).toBe(2);
+    expect(limited.stderr).toContain('more than 1 candidate executions (--max-executions)');
+    const json = JSON.parse(litmus('audit', '--json', join('suite', 'mp.litmus')).stdout);
+    expect(json.tests[0].rows.map((r: { loadBearing: boolean }) => r.loadBearing)).toEqual([true, true]);
+  });
+});
+
 describe('other commands', () => {
   it('models lists the three models', () => {
     const r = litmus('models');

@@ -57,6 +57,13 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
     try {
       const prog = buildProgram(parseLitmus(text), { unroll: o.unroll });
       const audit = auditProgram(prog, model, limits, text.split('\n'));
+      // A limit is exit status 2, as for check: on the test itself (nothing audited) or on a weakened copy.
+      const limit = audit.limit ?? audit.rows.find((r) => r.limit)?.limit;
+      if (limit) {
+        console.error(`${file}: ${limit}${audit.limit ? '' : ' (auditing a weakened copy)'}`);
+        status = 2;
+        if (audit.limit) continue;
+      }
       done.push({ file, meta, audit });
       if (!o.json) console.log(`${auditTable(audit, model)}\n`);
     } catch (e) {

@@ -54,6 +54,8 @@ export interface AuditResult {
   rows: AuditRow[];
   /** Why nothing was weakened, if nothing was. */
   note?: string;
+  /** The limit that stopped checking the test itself, if one did. */
+  limit?: string;
 }
 
 /** Every ordering device of the program and the weaker forms it has. */
@@ -97,7 +99,7 @@ export function auditProgram(prog: Program, model: Model, limits: Limits, source
   const base = verdictOf(prog, model, limits);
   if (base.verdict !== 'Never') {
     const why = base.verdict === 'limit' ? `checking it reached a limit: ${base.limit}` : `its condition is reachable (${base.verdict}) as it is`;
-    return { name: prog.name, verdict: base.verdict, rows: [], note: `nothing to audit: ${why}` };
+    return { name: prog.name, verdict: base.verdict, rows: [], note: `nothing to audit: ${why}`, limit: base.limit };
   }
   const ws = weakenings(prog, sourceLines);
   const rows = ws.map((w): AuditRow => {
