@@ -268,6 +268,9 @@ export const lkmm: Model = {
     const st = staticOf(x);
     return scratch(() => checkAxioms(x, st, opts?.prefix ?? false));
   },
+  preserved(x: Execution): [number, number][] {
+    return scratch(() => lkmmRelations(x).ppo.pairs());
+  },
   explain(x: Execution, axiom: string): Highlight | undefined {
     return scratch(() => {
       const L = lkmmRelations(x);

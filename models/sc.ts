@@ -22,6 +22,9 @@ export const sc: Model = {
     if (!graceRespected(order, graceConstraints(x)).ok) return { consistent: false, violated: 'rcu', flags: [] };
     return { consistent: true, flags: [] };
   },
+  preserved(x: Execution): [number, number][] {
+    return x.rel.po.restrict(x.sets.M, x.sets.M).pairs();
+  },
   explain(x: Execution, axiom: string): Highlight | undefined {
     if (axiom !== 'sc' && axiom !== 'rcu') return undefined;
     return scratch(() => {

@@ -26,6 +26,9 @@ export const x86tso: Model = {
     if (!graceRespected(ghb, graceConstraints(x)).ok) return { consistent: false, violated: 'rcu', flags: [] };
     return { consistent: true, flags: [] };
   },
+  preserved(x: Execution): [number, number][] {
+    return scratch(() => tsoRelations(x).ppo.pairs());
+  },
   explain(x: Execution, axiom: string): Highlight | undefined {
     if (axiom !== 'tso' && axiom !== 'rcu') return undefined;
     return scratch(() => {

@@ -47,6 +47,11 @@ export interface Model {
    * this consistent execution, or undefined when it does not order them.
    */
   orderOf?(x: Execution, a: number, b: number): Ordering | undefined;
+  /**
+   * The pairs of program order the model keeps in order on their CPU (its
+   * preserved program order, ppo), for pictures.
+   */
+  preserved?(x: Execution): [number, number][];
 }
 
 /** Why a model keeps two events of one thread in order. */

@@ -1,7 +1,7 @@
 // Pictures for Graphviz: the graph of graph.ts as a digraph. Each CPU is a
 // column of its events in program order; initial writes sit on top. Edges
 // are the execution's communication: rf (red), co (blue, immediate steps
-// only), fr (orange, to the next write in co); the highlighted cycle (the
+// only), fr (orange, to the next write in co), ppo (green); the highlighted cycle (the
 // violated axiom's for a forbidden candidate, each step labelled with the
 // axiom's relation and the term it comes from, "hb: fre", "pb:
 // strong-fence", ...; for a witness, the cycle that is not SC) is drawn
@@ -22,6 +22,7 @@ const quote = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').r
 
 const EDGE_STYLE: Record<EdgeKind, string> = {
   po: '',
+  ppo: ', color=seagreen, fontcolor=seagreen, style=dashed',
   rf: ', color=red, fontcolor=red',
   co: ', color=blue, fontcolor=blue',
   fr: ', color=orange, fontcolor=orange',

@@ -2,7 +2,9 @@
 // svg.ts for an SVG picture): which execution a test's picture shows, its
 // events as boxes in CPU columns (program order downwards, initial writes
 // on top), its communication edges (rf, co between neighbours in coherence
-// order, fr to the next write), and the cycle to highlight: the violated
+// order, fr to the next write), the model's preserved program order (ppo,
+// Model.preserved, without the pairs it has through a third event), and the
+// cycle to highlight: the violated
 // axiom's cycle for a forbidden candidate (Model.explain), or for a witness
 // the cycle of program order and communication that shows it is not
 // sequentially consistent (trace.ts says how the model orders each of its
@@ -24,15 +26,17 @@ export interface Picture {
   highlight?: Highlight;
   /** What the highlighted cycle is, in words. */
   caption?: string;
+  /** The model's preserved program order (Model.preserved), if it says. */
+  preserved?: [number, number][];
 }
 
 /** The picture for a checked test: a witness of the condition, else the first forbidden candidate. */
 export function pictureForResult(r: CheckResult, model: Model, limits: ExploreLimits = {}): Picture | undefined {
-  return witnessPictures(r)[0] ?? forbiddenPicture(r, model, limits);
+  return witnessPictures(r, model)[0] ?? forbiddenPicture(r, model, limits);
 }
 
 /** One picture per outcome satisfying the condition (those the exploration kept a witness for). */
-export function witnessPictures(r: CheckResult): Picture[] {
+export function witnessPictures(r: CheckResult, model?: Model): Picture[] {
   const prog = r.program;
   return r.exploration.outcomes
     .filter((o) => o.positive && o.witness)
@@ -42,6 +46,7 @@ export function witnessPictures(r: CheckResult): Picture[] {
       title: `${prog.name}: an execution satisfying ${r.condition}`,
       highlight: reorderingCycle(o.witness!),
       caption: 'not SC: a cycle of po and communication (--trace says how each po step is ordered)',
+      preserved: model?.preserved?.(o.witness!),
     }));
 }
 
@@ -55,6 +60,7 @@ export function forbiddenPicture(r: CheckResult, model: Model, limits: ExploreLi
     title: `${r.program.name}: a candidate satisfying ${r.condition}, forbidden by "${fw.axiom}"`,
     highlight: model.explain?.(fw.exec, fw.axiom),
     caption: `the cycle that breaks "${fw.axiom}"`,
+    preserved: model.preserved?.(fw.exec),
   };
 }
 
@@ -78,7 +84,7 @@ function immediate(r: Relation): Relation {
   return r.minus(r.seq(r));
 }
 
-export type EdgeKind = 'po' | 'rf' | 'co' | 'fr';
+export type EdgeKind = 'po' | 'ppo' | 'rf' | 'co' | 'fr';
 
 export interface GraphNode {
   id: number;
@@ -146,10 +152,18 @@ export function executionGraph(p: Picture): ExecGraph {
     const next = l ? l[l.indexOf(e.rf) + 1] : undefined;
     if (next !== undefined) edges.push({ from: e.id, to: next, kind: 'fr' });
   }
+  edges.push(...preservedSteps(p.preserved ?? []));
   const cycle = (highlight?.edges ?? []).map(([from, to], i) => ({
     from,
     to,
     label: highlight!.labels ? `${highlight!.name}: ${highlight!.labels[i]}` : highlight!.name,
   }));
   return { name: prog.name, title: p.title, threads, nodes, edges, cycle, caption: p.caption };
+}
+
+/** ppo without the pairs it has through a third event: the arrows worth drawing. */
+function preservedSteps(pairs: [number, number][]): GraphEdge[] {
+  const has = new Set(pairs.map(([a, b]) => `${a},${b}`));
+  const through = (a: number, b: number) => pairs.some(([u, c]) => u === a && c !== b && has.has(`${c},${b}`));
+  return pairs.filter(([a, b]) => !through(a, b)).map(([from, to]) => ({ from, to, kind: 'ppo' as const }));
 }

@@ -1,7 +1,8 @@
 // Pictures without Graphviz: the graph of graph.ts laid out and drawn as an
 // SVG document. CPUs are columns, events go down in program order, initial
 // writes sit on a row above; rf (red), co (blue), fr (orange) are curves
-// between the columns, po a thin grey line down each column; the
+// between the columns, po a thin grey line down each column, dashed green
+// where the model preserves it (ppo; other ppo steps arc on the left); the
 // highlighted cycle (graph.ts) is drawn in purple under the edges it follows,
 // its own steps (ppo, strong-fence, ...) as purple curves. Text is
 // monospaced, so every box's size is known here, and each edge label is put
@@ -74,6 +75,7 @@ const MARGIN = 20;
 
 export const COLORS: Record<EdgeKind | 'cycle', string> = {
   po: '#8a8a8a',
+  ppo: '#2e8b57',
   rf: '#d62728',
   co: '#1f5fbf',
   fr: '#e07b00',
@@ -150,7 +152,7 @@ export function svgLayout(g: ExecGraph): SvgLayout {
   // A legend below everything drawn so far.
   const bottom = Math.max(...boxes.map((b) => b.y + b.h), ...edges.flatMap((e) => [0.25, 0.5, 0.75].map((t) => bezier(e.drawn.path, t).y)));
   let lx = MARGIN;
-  const kinds: (EdgeKind | 'cycle')[] = ['po', 'rf', 'co', 'fr'];
+  const kinds: (EdgeKind | 'cycle')[] = ['po', ...(g.edges.some((e) => e.kind === 'ppo') ? ['ppo' as const] : []), 'rf', 'co', 'fr'];
   if (g.cycle.length) kinds.push('cycle');
   for (const k of kinds) {
     const text = k === 'cycle' ? g.caption ?? 'the highlighted cycle' : k;
@@ -191,8 +193,16 @@ function routeEdges(g: ExecGraph, byId: Map<number, TextBox>): Routed[] {
     kind: EdgeKind | 'cycle';
     highlighted: boolean;
     label?: string;
+    /** A po line between neighbours in a column. */
+    step?: boolean;
   }
-  const wanted: Wanted[] = g.edges.map((e) => ({ ...e, highlighted: false, label: e.kind === 'po' ? undefined : e.kind }));
+  const wanted: Wanted[] = [];
+  for (const e of g.edges) {
+    // A ppo step between neighbours is drawn as their po line, in ppo's colour.
+    const po = e.kind === 'ppo' ? wanted.find((w) => w.kind === 'po' && w.from === e.from && w.to === e.to) : undefined;
+    if (po) Object.assign(po, { kind: 'ppo', label: 'ppo' });
+    else wanted.push({ ...e, highlighted: false, label: e.kind === 'po' ? undefined : e.kind, step: e.kind === 'po' });
+  }
   for (const c of g.cycle) {
     const base = wanted.find((w) => w.from === c.from && w.to === c.to && w.kind !== 'cycle');
     if (!base) {
@@ -200,14 +210,14 @@ function routeEdges(g: ExecGraph, byId: Map<number, TextBox>): Routed[] {
       continue;
     }
     base.highlighted = true;
-    // "not SC: rf" on an rf edge says no more than "rf".
-    base.label = c.label.endsWith(`: ${base.kind}`) ? base.kind : c.label;
+    // On a witness's non-SC cycle an edge's own kind says it all: po (maybe reordered) or ppo (kept), rf, ...
+    base.label = c.label.startsWith('not SC: ') ? base.kind : c.label;
   }
   // Which side of each box each end leaves from.
   const sides = wanted.map((w) => {
     const a = byId.get(w.from)!;
     const b = byId.get(w.to)!;
-    return endSides(a, b, w.kind === 'po' && adjacentBelow(a, b), !g.edges.some((e) => e.kind === 'po' && e.to === w.to));
+    return endSides(a, b, w.step === true, !g.edges.some((e) => e.kind === 'po' && e.to === w.to), w.kind === 'ppo');
   });
   // Ends sharing a side of a box are spread along it, ordered by where the other end is.
   const ports = new Map<string, { edge: number; end: 0 | 1; other: Point }[]>();
@@ -248,12 +258,7 @@ function routeEdges(g: ExecGraph, byId: Map<number, TextBox>): Routed[] {
 
 const centre = (b: Box): Point => ({ x: b.x + b.w / 2, y: b.y + b.h / 2 });
 
-/** Whether b is the box right under a in the same column (a po step). */
-function adjacentBelow(a: Box, b: Box): boolean {
-  return Math.abs(centre(a).x - centre(b).x) < 1 && b.y > a.y;
-}
-
-function endSides(a: TextBox, b: TextBox, poStep: boolean, first: boolean): [Side, Side] {
+function endSides(a: TextBox, b: TextBox, poStep: boolean, first: boolean, ppo: boolean): [Side, Side] {
   if (poStep) return ['bottom', 'top'];
   const ca = centre(a);
   const cb = centre(b);
@@ -261,7 +266,8 @@ function endSides(a: TextBox, b: TextBox, poStep: boolean, first: boolean): [Sid
   if (a.role === 'init' && b.role !== 'init') return ['bottom', first ? 'top' : cb.x >= ca.x ? 'left' : 'right'];
   if (b.role === 'init' && a.role !== 'init') return [ca.x > cb.x + b.w / 2 ? 'left' : ca.x < cb.x - b.w / 2 ? 'right' : 'top', 'bottom'];
   const sameColumn = Math.abs(ca.x - cb.x) < 1;
-  if (sameColumn) return ['right', 'right'];
+  // Arcs beside a column: ppo on the left, communication on the right.
+  if (sameColumn) return ppo ? ['left', 'left'] : ['right', 'right'];
   return cb.x > ca.x ? ['right', 'left'] : ['left', 'right'];
 }
 
@@ -329,7 +335,8 @@ export function renderSvg(l: SvgLayout): string {
   }
   for (const e of l.edges) {
     const width = e.kind === 'po' && !e.highlighted ? 1 : e.highlighted ? 2.2 : 1.6;
-    out.push(`<path class="edge ${e.kind}" d="${d(e.path)}" fill="none" stroke="${COLORS[e.kind]}" stroke-width="${width}" marker-end="url(#arrow-${e.kind})"/>`);
+    const dash = e.kind === 'ppo' ? ' stroke-dasharray="5 3"' : '';
+    out.push(`<path class="edge ${e.kind}" d="${d(e.path)}" fill="none" stroke="${COLORS[e.kind]}" stroke-width="${width}"${dash} marker-end="url(#arrow-${e.kind})"/>`);
   }
   for (const b of l.boxes) out.push(...drawBox(b));
   out.push('</svg>');

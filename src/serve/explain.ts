@@ -60,7 +60,7 @@ export function explainSource(text: string, limits: Limits, full: boolean, file 
     view.states = r.states;
     const explainLimits = { maxExecutions: limits.maxExecutions, timeoutMs: limits.timeoutMs };
     const trace = traceReport(r, model, { limits: explainLimits });
-    const witnesses = witnessPictures(r);
+    const witnesses = witnessPictures(r, model);
     if (witnesses.length > 0) {
       const blocks = witnessBlocks(trace);
       view.witnesses = witnesses.map((p, i) => ({
