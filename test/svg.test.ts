@@ -89,7 +89,13 @@ describe('SVG pictures', () => {
     for (const label of ['hb: fre', 'hb: po-rel', 'hb: rfe', 'hb: ppo']) expect(svg).toContain(`>${label}</text>`);
     const sb = SHAPES.find((s) => s.name === 'SB+poonceonces')!;
     const [witness] = pictures(litmus(sb.name, sb.procs, sb.cond));
-    expect(witness.highlight?.labels?.sort()).toEqual(['fr', 'fr', 'po', 'po']);
+    expect(witness.highlight?.labels?.sort()).toEqual(['fr', 'fr', 'po reordered', 'po reordered']);
+    // MP with smp_wmb() on the writer only: the writer's pair is kept, the reader's reordered.
+    const mpw = SHAPES.find((s) => s.name === 'MP+o-wmb-o+o-o')!;
+    const [mpWitness] = pictures(litmus(mpw.name, mpw.procs, mpw.cond));
+    const po = mpWitness.highlight!.labels!.filter((l) => l.startsWith('po')).sort();
+    expect(po).toEqual(['po kept: wmb', 'po reordered']);
+    expect(renderSvg(svgLayout(executionGraph(mpWitness)))).toContain('>po kept: wmb</text>');
     // The model's preserved program order: MP's release and acquire keep their pairs; SB keeps none.
     expect(executionGraph(witness).edges.filter((e) => e.kind === 'ppo')).toEqual([]);
     const ppo = g.edges.filter((e) => e.kind === 'ppo');

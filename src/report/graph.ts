@@ -44,8 +44,8 @@ export function witnessPictures(r: CheckResult, model?: Model): Picture[] {
       prog,
       exec: o.witness!,
       title: `${prog.name}: an execution satisfying ${r.condition}`,
-      highlight: reorderingCycle(o.witness!),
-      caption: 'not SC: a cycle of po and communication (--trace says how each po step is ordered)',
+      highlight: reorderingCycle(o.witness!, model),
+      caption: 'not SC: a cycle of po and communication (each po step: kept by the model, or reordered)',
       preserved: model?.preserved?.(o.witness!),
     }));
 }
@@ -68,15 +68,22 @@ export function forbiddenPicture(r: CheckResult, model: Model, limits: ExploreLi
  * Why a consistent execution is not sequentially consistent: a cycle of
  * immediate program order between accesses, rf, immediate co and fr (the
  * model may keep every po step of it in order: then some ordering is not
- * cumulative enough, as --trace says). Undefined when the execution is SC.
+ * cumulative enough, as --trace says). With the model's Model.orderOf, each
+ * po step is labelled "po reordered" or "po kept: RELATION". Undefined when
+ * the execution is SC.
  */
-export function reorderingCycle(x: Execution): Highlight | undefined {
+export function reorderingCycle(x: Execution, model?: Model): Highlight | undefined {
   const { po, rf, co } = x.rel;
   const fr = rf.inv().seq(co);
   const cycle = immediate(po.restrict(x.sets.M, x.sets.M)).or(rf, immediate(co), fr).findCycle();
   if (!cycle) return undefined;
   const edges = cycle.map((a, i) => [a, cycle[(i + 1) % cycle.length]] as [number, number]);
-  const labels = edges.map(([a, b]) => (po.has(a, b) ? 'po' : rf.has(a, b) ? 'rf' : fr.has(a, b) ? 'fr' : 'co'));
+  const poLabel = (a: number, b: number) => {
+    if (!model?.orderOf) return 'po';
+    const o = model.orderOf(x, a, b);
+    return o ? `po kept: ${o.relation}` : 'po reordered';
+  };
+  const labels = edges.map(([a, b]) => (po.has(a, b) ? poLabel(a, b) : rf.has(a, b) ? 'rf' : fr.has(a, b) ? 'fr' : 'co'));
   return { name: 'not SC', edges, labels };
 }
 

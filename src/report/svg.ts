@@ -210,8 +210,8 @@ function routeEdges(g: ExecGraph, byId: Map<number, TextBox>): Routed[] {
       continue;
     }
     base.highlighted = true;
-    // On a witness's non-SC cycle an edge's own kind says it all: po (maybe reordered) or ppo (kept), rf, ...
-    base.label = c.label.startsWith('not SC: ') ? base.kind : c.label;
+    // On a witness's non-SC cycle, the step without the cycle's name: "rf", "po reordered", "po kept: wmb".
+    base.label = c.label.startsWith('not SC: ') ? c.label.slice('not SC: '.length) : c.label;
   }
   // Which side of each box each end leaves from.
   const sides = wanted.map((w) => {
