@@ -193,5 +193,5 @@ export function formatCond(c: CondExpr, prec = 0, top = false): string {
 function formatTerm(t: CondTerm, rhs: boolean): string {
   if (t.kind === 'num') return String(t.value);
   if (t.kind === 'reg') return `${t.thread}:${t.name}`;
-  return rhs ? t.name : `[${t.name}]`;
+  return rhs && !t.deref ? t.name : `[${t.name}]`;
 }

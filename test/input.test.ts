@@ -282,3 +282,22 @@ describe('deep nesting: a result or a positioned message, never a stack overflow
     expect(asLimit(new Error('x'))).toBeUndefined();
   });
 });
+
+describe('more of herd7\'s grammar', () => {
+  const RHS = (c: string) => `C rhsderef\n{\nx=3;\n}\n\nvoid P0(int *x)\n{\n\tint r1;\n\tr1 = READ_ONCE(*x);\n}\n\nexists (${c})\n`;
+
+  it('"void P0(...)"', () => {
+    expect(parseLitmus(RHS('0:r1=3')).processes).toHaveLength(1);
+  });
+
+  it('"[x]" or "*x" on the right of "=" is the value of x, a bare name its address (herd7 7.58\'s output)', () => {
+    for (const c of ['0:r1=[x]', '0:r1=*x']) {
+      expect(herdBlock(checkSource(RHS(c), { model: lkmm }))).toBe(
+        'Test rhsderef Allowed\nStates 1\n0:r1=3; [x]=3;\nOk\nWitnesses\nPositive: 1 Negative: 0\nCondition exists (0:r1=[x])\nObservation rhsderef Always 1 0',
+      );
+    }
+    expect(checkSource(RHS('0:r1=x'), { model: lkmm }).observation).toBe('Never');
+    const t = parseLitmus(RHS('0:r1=[x]'));
+    expect(stripPos(parseLitmus(printLitmus(t)))).toEqual(stripPos(t));
+  });
+});

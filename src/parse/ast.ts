@@ -71,7 +71,8 @@ export type CondExpr =
 /** `0:r1`, `x`, `[x]`, a number or a location name used as a value. */
 export type CondTerm =
   | { kind: 'reg'; thread: number; name: string; pos: Pos }
-  | { kind: 'mem'; name: string; pos: Pos }
+  /** `deref` marks `[x]` or `*x` on the right of `=`: the value of x (a bare name there is its address). */
+  | { kind: 'mem'; name: string; deref?: true; pos: Pos }
   | { kind: 'num'; value: number; pos: Pos };
 
 export type Quantifier = 'exists' | 'forall' | '~exists';

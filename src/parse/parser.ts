@@ -125,7 +125,10 @@ class Parser {
     this.toks = tokenize(text, offset, pos);
     const init = this.parseInit();
     const processes: Process[] = [];
-    while (this.tok.kind === 'ident' && /^P\d+$/.test(this.tok.text)) {
+    for (;;) {
+      // herd7 allows `void P0(...)`.
+      if (this.is('void') && /^P\d+$/.test(this.peek().text)) this.next();
+      if (!(this.tok.kind === 'ident' && /^P\d+$/.test(this.tok.text))) break;
       processes.push(this.parseProcess());
     }
     if (processes.length === 0) this.unexpected('a process "P0(...) { ... }"');
@@ -594,7 +597,9 @@ class Parser {
     if (this.accept('=') || this.accept('==')) negated = false;
     else if (this.accept('!=') || this.accept('<>')) negated = true;
     else this.unexpected('"=" in the condition');
+    const bracketed = this.is('[') || this.is('*');
     const rhs = this.parseTerm();
+    if (bracketed && rhs.kind === 'mem') rhs.deref = true;
     return { kind: 'eq', lhs, rhs, negated, pos };
   }
 

@@ -68,7 +68,7 @@ function printInitValue(v: InitValue): string {
 function printTerm(t: CondTerm, rhs: boolean): string {
   if (t.kind === 'num') return String(t.value);
   if (t.kind === 'reg') return `${t.thread}:${t.name}`;
-  return rhs ? t.name : t.name;
+  return rhs && t.deref ? `[${t.name}]` : t.name;
 }
 
 export function printCond(c: CondExpr): string {

@@ -168,8 +168,8 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
       if (shown) observe(o);
       return (fs) => fs.regs[o.thread][o.reg];
     }
-    if (isRhs) {
-      // On the right of `=`, a location name is its address (`1:r2=x0`).
+    if (isRhs && !t.deref) {
+      // On the right of `=`, a location name is its address (`1:r2=x0`); `[x]` is its value.
       const l = locIds.get(t.name);
       if (l === undefined) fail(`unknown location "${t.name}"`, t.pos);
       return () => LOC_BASE + l;
