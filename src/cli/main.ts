@@ -102,6 +102,11 @@ program
   });
 
 program
+  .command('herd7')
+  .description("herd7's command line and output (e.g. herd7 -conf linux-kernel.cfg X.litmus), for the kernel's scripts; also the litmus-herd7 command")
+  .argument('[args...]', 'herd7 options and test files (litmus herd7 -help)');
+
+program
   .command('models')
   .description('list the memory models')
   .action(async () => {
@@ -109,7 +114,16 @@ program
     for (const m of Object.values(MODELS)) console.log(`${m.name.padEnd(8)} ${m.description}`);
   });
 
-program.parseAsync(process.argv).catch((e: unknown) => {
+function fail(e: unknown): never {
   console.error(`litmus: ${e instanceof Error ? e.message : String(e)}`);
   process.exit(2);
-});
+}
+
+// herd7's single-dash options are not commander's: `litmus herd7 ...` goes straight to its own parser.
+if (process.argv[2] === 'herd7') {
+  import('./herd7.js')
+    .then(async ({ herd7Main }) => {
+      process.exitCode = await herd7Main(process.argv.slice(3));
+    })
+    .catch(fail);
+} else program.parseAsync(process.argv).catch(fail);

@@ -14,8 +14,12 @@ export class LitmusError extends Error {
     this.name = 'LitmusError';
   }
 
+  /** Further problems found in the same file (e.g. every unknown primitive, not just the first). */
+  others?: LitmusError[];
+
+  /** One line per problem: `file:line:col: message`. */
   format(file: string): string {
-    return `${file}:${this.pos.line}:${this.pos.col}: ${this.message}`;
+    return [this, ...(this.others ?? [])].map((e) => `${file}:${e.pos.line}:${e.pos.col}: ${e.message}`).join('\n');
   }
 }
 

@@ -5,16 +5,21 @@ import type { CheckResult } from '../check.js';
 
 export function herdBlock(r: CheckResult): string {
   const kind = r.quantifier === 'exists' ? 'Allowed' : r.quantifier === 'forall' ? 'Required' : 'Forbidden';
+  // herd drops a ".litmus" ending from the name in the header (as litmus7 does).
+  const name = r.name.replace(/\.litmus$/, '');
   const lines: string[] = [];
-  lines.push(`Test ${r.name} ${kind}`);
+  lines.push(`Test ${name} ${kind}`);
   lines.push(`States ${r.states.length}`);
   for (const s of r.states) lines.push(s.bindings.map(([k, v]) => `${k}=${v};`).join(' '));
-  lines.push(r.ok ? 'Ok' : 'No');
+  // herd prefixes "Loop" when the unrolling bound cut some execution.
+  lines.push(`${r.stats.cutPaths ? 'Loop ' : ''}${r.ok ? 'Ok' : 'No'}`);
   lines.push('Witnesses');
-  lines.push(`Positive: ${r.positive} Negative: ${r.negative}`);
+  // Witnesses count what the condition looks for: for ~exists, the executions that do not satisfy it.
+  const [wp, wn] = r.quantifier === '~exists' ? [r.negative, r.positive] : [r.positive, r.negative];
+  lines.push(`Positive: ${wp} Negative: ${wn}`);
   for (const f of r.flags) lines.push(`Flag ${f}`);
   lines.push(`Condition ${r.condition}`);
-  lines.push(`Observation ${r.name} ${r.observation} ${r.positive} ${r.negative}`);
+  lines.push(`Observation ${name} ${r.observation} ${r.positive} ${r.negative}`);
   return lines.join('\n');
 }
 

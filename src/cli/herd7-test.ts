@@ -1,0 +1,118 @@
+// One test under `litmus herd7`: herd7's output for it, or herd7-style
+// warnings when it cannot be checked.
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { checkSource, type CheckResult, type Observation } from '../check.js';
+import { getModel } from '../../models/index.js';
+import { LimitError, LitmusError } from '../parse/errors.js';
+import { dotGraph } from '../report/dot.js';
+import { herdBlock } from '../report/herd.js';
+import { herdHashLines, HashError } from '../report/hash.js';
+import type { HerdOptions, Speed } from './herd7-args.js';
+
+export interface HerdTestOutput {
+  /** What goes to stdout (empty when the test was skipped or failed). */
+  output: string;
+  /** Lines for stderr, each printed after "Warning: ". */
+  warnings: string[];
+  /** The test could not be checked. */
+  failed: boolean;
+}
+
+/** Names already checked in this run, with their hash (herd skips a repeated test). */
+export type SeenTests = Map<string, { hash: string; file: string }>;
+
+export function checkOne(file: string, opts: HerdOptions, seen: SeenTests): HerdTestOutput {
+  const where = `File "${file}"`;
+  const failure = (msg: string): HerdTestOutput => ({ output: '', warnings: [`${where}${msg}`], failed: true });
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (e) {
+    return failure(`: cannot read it: ${(e as Error).message} (User error)`);
+  }
+  const model = getModel(opts.model)!;
+  const cpu0 = process.cpuUsage();
+  let r: CheckResult;
+  try {
+    r = checkSource(bytes.toString('utf8'), {
+      model,
+      unroll: opts.unroll,
+      timeoutMs: opts.timeoutMs,
+      keepWitnesses: opts.outDir !== undefined && opts.show === 'prop',
+    });
+  } catch (e) {
+    if (e instanceof LitmusError) return { output: '', warnings: userErrors(file, e), failed: true };
+    if (e instanceof LimitError) return failure(`: ${e.message}`);
+    return failure(`: internal error: ${e instanceof Error ? e.message : String(e)} (please report it)`);
+  }
+  const cpu = process.cpuUsage(cpu0);
+  let hashLines: string[];
+  const warnings: string[] = [];
+  try {
+    hashLines = herdHashLines(bytes);
+  } catch (e) {
+    if (!(e instanceof HashError)) throw e;
+    hashLines = [];
+    warnings.push(`${where}: no Hash= line: ${e.message}`);
+  }
+  const hash = hashLines[0] ?? '';
+  const name = r.name.replace(/\.litmus$/, '');
+  const before = seen.get(name);
+  if (before) {
+    if (before.hash === hash) return { output: '', warnings, failed: false };
+    return failure(`: Different hashes for test ${name} (previous file ${before.file}) (User error)`);
+  }
+  seen.set(name, { hash, file });
+  if (r.stats.cutPaths && opts.speedcheck === 'false') warnings.push(`${where}: unrolling limit exceeded at While, legal outcomes may be missing.`);
+  if (opts.outDir !== undefined) {
+    const dot = join(opts.outDir, `${basename(file).replace(/\.litmus$/, '')}.dot`);
+    try {
+      writeFileSync(dot, opts.show === 'prop' ? pictureOfProp(r) : '');
+    } catch (e) {
+      return failure(`: cannot write ${dot}: ${(e as Error).message}`);
+    }
+  }
+  const seconds = (cpu.user + cpu.system) / 1e6;
+  const lines = [herdBlock(speedView(r, opts.speedcheck)), `Time ${name} ${seconds.toFixed(2)}`, ...hashLines, '', ''];
+  return { output: lines.join('\n'), warnings, failed: false };
+}
+
+/** herd's messages for errors in a test; an unknown primitive is herd's "Unknown macro". */
+function userErrors(file: string, e: LitmusError): string[] {
+  const all = [e, ...(e.others ?? [])];
+  return all.map((x) => {
+    const unknown = /^unknown primitive "([^"]+)"/.exec(x.message);
+    if (unknown) return `File "${file}": Unknown macro ${unknown[1]} (User error) [${file}:${x.pos.line}:${x.pos.col}: ${x.message}]`;
+    return `File "${file}", line ${x.pos.line}, character ${x.pos.col - 1}: ${x.message} (User error)`;
+  });
+}
+
+/** One execution that satisfies the proposition, as a Graphviz graph; empty when none does (as herd). */
+function pictureOfProp(r: CheckResult): string {
+  const w = r.exploration.outcomes.find((o) => o.positive && o.witness);
+  return w?.witness ? dotGraph(r.program, w.witness, `${r.name}: an execution satisfying ${r.condition}`) : '';
+}
+
+/**
+ * herd7's -speedcheck: only the executions the condition looks for are kept
+ * (those satisfying it for exists and ~exists, those violating it for
+ * forall), and `fast` stops at the first. herd7 (7.58) then judges the
+ * Observation from these counts.
+ */
+export function speedView(r: CheckResult, speed: Speed): CheckResult {
+  if (speed === 'false') return r;
+  const wantPositive = r.quantifier !== 'forall';
+  let states = r.states.filter((s) => s.positive === wantPositive);
+  if (speed === 'fast') states = states.slice(0, 1).map((s) => ({ ...s, count: 1 }));
+  const count = states.reduce((n, s) => n + s.count, 0);
+  const positive = wantPositive ? count : 0;
+  const negative = wantPositive ? 0 : count;
+  const observation: Observation = positive === 0 ? 'Never' : negative === 0 ? 'Always' : 'Sometimes';
+  const q = r.quantifier;
+  const ok = q === 'exists' ? positive > 0 : q === 'forall' ? negative === 0 : positive === 0;
+  // Which cut executions the condition looks for is not tracked: no "Loop" here.
+  const stats = { ...r.stats, cutPaths: 0 };
+  return { ...r, states, positive, negative, observation, ok, stats };
+}
