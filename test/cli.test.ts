@@ -162,7 +162,10 @@ describe('litmus check: output', () => {
   it('--json prints parseable results', () => {
     const r = litmus('check', '--json', 'sb.litmus');
     expect(r.status).toBe(0);
-    const data = JSON.parse(r.stdout) as Record<string, unknown>[];
+    const report = JSON.parse(r.stdout) as { status: number; summary: unknown; results: Record<string, unknown>[] };
+    expect(report.status).toBe(0);
+    expect(report.summary).toEqual({ inputs: 1, ok: 1, mismatches: 0, errors: 0 });
+    const data = report.results;
     expect(data).toHaveLength(1);
     expect(data[0]).toMatchObject({
       file: 'sb.litmus',
@@ -176,6 +179,7 @@ describe('litmus check: output', () => {
       ok: true,
       expected: 'Sometimes',
       matches: true,
+      status: 'ok',
     });
     expect(data[0].states).toContainEqual({ bindings: { '0:r0': '0', '1:r0': '0' }, count: 1, positive: true });
   });
@@ -347,9 +351,10 @@ describe('litmus check: several inputs', () => {
   });
 
   it('--shard 1/2 and 2/2 cover the inputs exactly once', () => {
-    const all = JSON.parse(litmus('check', '--json', 'suite').stdout) as { file: string }[];
-    const s1 = JSON.parse(litmus('check', '--json', '--shard', '1/2', 'suite').stdout) as { file: string }[];
-    const s2 = JSON.parse(litmus('check', '--json', '--shard', '2/2', 'suite').stdout) as { file: string }[];
+    const results = (out: string) => (JSON.parse(out) as { results: { file: string }[] }).results;
+    const all = results(litmus('check', '--json', 'suite').stdout);
+    const s1 = results(litmus('check', '--json', '--shard', '1/2', 'suite').stdout);
+    const s2 = results(litmus('check', '--json', '--shard', '2/2', 'suite').stdout);
     expect(all).toHaveLength(4);
     expect(s1.length).toBeGreaterThan(0);
     expect(s2.length).toBeGreaterThan(0);
@@ -366,7 +371,7 @@ describe('litmus check: several inputs', () => {
     writeFileSync(join(dir, 'part2.json'), s2.stdout);
     const m = litmus('merge', 'part1.json', 'part2.json');
     expect(m.status).toBe(0);
-    const merged = JSON.parse(m.stdout) as { file: string; observation: string }[];
+    const merged = (JSON.parse(m.stdout) as { results: { file: string; observation: string }[] }).results;
     const files = merged.map((r) => r.file);
     expect(files).toHaveLength(4);
     expect(files).toEqual([...files].sort());
@@ -443,7 +448,7 @@ describe('other commands', () => {
   it('primitives lists the kernel primitives', () => {
     const r = litmus('primitives');
     expect(r.status).toBe(0);
-    const names = r.stdout.split('\n');
+    const names = r.stdout.split('\n').map((l) => l.split('(')[0]);
     for (const p of ['READ_ONCE', 'WRITE_ONCE', 'smp_mb', 'smp_load_acquire', 'spin_lock', 'synchronize_rcu', 'cmpxchg']) {
       expect(names).toContain(p);
     }

@@ -4,7 +4,7 @@
 // reruns) re-enacted step by step.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,9 +24,16 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function run(cmd: string[], cwd = dir): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, cmd, { cwd, encoding: 'utf8' });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+/** Runs a command without blocking the test worker (a loaded machine makes the runner's messages time out otherwise). */
+function run(cmd: string[], cwd = dir): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, cmd, { cwd });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (status) => done({ status, stdout, stderr }));
+  });
 }
 
 /** litmus-herd7 in this process (files relative to the test folder). */
@@ -103,7 +110,7 @@ describe('herd7 hash', () => {
 describe('litmus herd7: output', () => {
   it.skipIf(!haveCorpus)('equals herd7\'s .expected file, Time aside, for every test of herd-linux', async () => {
     const files = readdirSync(herdLinux).filter((f) => f.endsWith('.litmus') && existsSync(join(herdLinux, `${f}.expected`)));
-    const r = run([CLI, 'herd7', '-conf', 'linux-kernel.cfg', ...files], herdLinux);
+    const r = await run([CLI, 'herd7', '-conf', 'linux-kernel.cfg', ...files], herdLinux);
     expect(r.status).toBe(0);
     expect(r.stderr).toBe('');
     const got = blocks(r.stdout);
@@ -182,7 +189,7 @@ describe('litmus herd7: output', () => {
   it('runs as a link named herd7', async () => {
     const link = join(dir, 'herd7');
     symlinkSync(HERD7, link);
-    const r = run([link, '-conf', 'linux-kernel.cfg', 'MP.litmus']);
+    const r = await run([link, '-conf', 'linux-kernel.cfg', 'MP.litmus']);
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('Observation MP+poonceonces Sometimes 1 3');
   });
@@ -213,8 +220,8 @@ exists (0:r0=0 /\\ 1:r0=0)
 // is a verification error.
 
 /** runlitmus.sh; through the real command when `spawn`, else in this process (faster, same code). */
-async function runlitmus(test: string, spawn = false): Promise<string> {
-  const r = spawn ? run([HERD7, '-conf', 'linux-kernel.cfg', test]) : await herd7('-conf', 'linux-kernel.cfg', test);
+async function runlitmus(test: string, viaCommand = false): Promise<string> {
+  const r = viaCommand ? await run([HERD7, '-conf', 'linux-kernel.cfg', test]) : await herd7('-conf', 'linux-kernel.cfg', test);
   const out = `Herd options: -conf linux-kernel.cfg\n${r.stdout}${r.stderr}`;
   writeFileSync(join(dir, `${test}.out`), out);
   return out;

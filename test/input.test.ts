@@ -109,7 +109,7 @@ describe('--json', () => {
       writeFileSync(join(dir, 'diy.litmus'), DIY);
       const r = spawnSync(process.execPath, [CLI, 'check', '--json', 'diy.litmus'], { cwd: dir, encoding: 'utf8' });
       expect(r.status).toBe(0);
-      const [res] = JSON.parse(r.stdout) as { info: Record<string, string> }[];
+      const [res] = (JSON.parse(r.stdout) as { results: { info: Record<string, string> }[] }).results;
       expect(res.info.Cycle).toBe('FreAcquireOnce PodWWOnceRelease WseReleaseOnce');
       expect(Object.keys(res.info)).toEqual(['Cycle', 'Relax', 'Safe', 'Prefetch', 'Com', 'Orig', 'Generator']);
     } finally {

@@ -500,9 +500,9 @@ describe('error messages with positions', () => {
   it('unknown primitive', () => {
     const text = one('int r0;\n r0 = READ_TWICE(*x);');
     const e = errorOf(text);
-    expect(e.message).toBe('unknown primitive "READ_TWICE"');
+    expect(e.message).toBe('unknown primitive "READ_TWICE" (did you mean "READ_ONCE"?)');
     expect(e.pos).toEqual({ line: 8, col: 7 });
-    expect(e.format('a/t.litmus')).toBe('a/t.litmus:8:7: unknown primitive "READ_TWICE"');
+    expect(e.format('a/t.litmus')).toBe('a/t.litmus:8:7: unknown primitive "READ_TWICE" (did you mean "READ_ONCE"?)');
   });
 
   it('primitive with the wrong number of arguments', () => {

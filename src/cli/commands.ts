@@ -6,7 +6,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { exportLitmus } from '../export/export.js';
 import { LitmusError } from '../parse/errors.js';
 import { resolveInputs, shard } from './inputs.js';
-import { runOne, type FileReport, type JsonResult, type RunOptions } from './run-one.js';
+import { failedReport, runOne, type FileReport, type JsonError, type JsonResult, type RunOptions } from './run-one.js';
 import { suiteConfig, suiteTable, suiteVerdict, type SuiteRow } from '../report/suite.js';
 import { runPool } from './pool.js';
 
@@ -26,12 +26,14 @@ interface CheckFlags {
 }
 
 export async function runCheck(inputs: string[], o: CheckFlags): Promise<number> {
-  const { files: all, folders, missing } = resolveInputs(inputs);
-  let status = 0;
-  for (const m of missing) {
-    console.error(`${m}: no such file, folder or bundled test`);
-    status = 2;
-  }
+  const { files: all, folders, missing, empty } = resolveInputs(inputs);
+  // Inputs that name nothing to check are bad input: a run that checks zero tests must not pass.
+  const inputErrors: FileReport[] = [
+    ...missing.map((m) => failedReport(m, 'no such file, folder or bundled test')),
+    ...empty.map((d) => failedReport(d, 'no .litmus tests in this folder')),
+  ];
+  let status = inputErrors.length ? 2 : 0;
+  for (const r of inputErrors) console.error(r.error);
   for (const [flag, dir] of [['--dot', o.dot], ['--svg', o.svg]]) {
     if (dir === undefined) continue;
     try {
@@ -58,7 +60,6 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
   const reports: FileReport[] = jobs > 1 ? await runPool(files, opts, jobs) : [];
   if (jobs <= 1) for (const f of files) reports.push(await runOne(f, opts));
 
-  const jsonOut: JsonResult[] = [];
   for (const r of reports) {
     for (const w of r.herdWarnings ?? []) console.error(w);
     if (r.status === 2) {
@@ -67,10 +68,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
       continue;
     }
     if (r.status === 1 && status === 0) status = 1;
-    if (o.json) {
-      jsonOut.push(r.json!);
-      continue;
-    }
+    if (o.json) continue;
     if (!o.quiet) console.log(r.herd);
     console.log(r.human);
     if (r.trace) console.log(r.trace);
@@ -78,41 +76,62 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
     if (r.svg) console.log(`picture: ${r.svg}`);
     if (!o.quiet) console.log('');
   }
+  const suites = folders.map((folder) => suiteOf(folder, reports)).filter((x) => x !== undefined);
   if (o.json) {
-    console.log(JSON.stringify(jsonOut, null, 2));
+    const suitesJson = suites.map(({ folder, title, rows, verdict }) => ({ folder, title, rows, verdict: verdict ?? null }));
+    console.log(JSON.stringify(jsonReport(status, [...inputErrors, ...reports].map(jsonEntry), suitesJson), null, 2));
     return status;
   }
   // A suite table for each folder whose tests carry Version:/Scenario: headers.
-  for (const folder of folders) {
-    const abs = resolve(folder);
-    const rows: SuiteRow[] = reports
-      .filter((r) => r.meta && r.json && resolve(dirname(r.file)).startsWith(abs))
-      .map((r) => ({
-        test: basename(r.file, '.litmus'),
-        version: r.meta!.version ?? '',
-        scenario: r.meta!.scenario ?? '',
-        verdict: r.json!.observation,
-        expected: r.json!.expected ?? '',
-        matches: r.json!.matches,
-      }));
-    if (rows.length === 0) continue;
-    const cfg = suiteConfig(abs);
-    console.log(`\n${cfg.title ?? basename(abs)}`);
-    console.log(suiteTable(rows, cfg));
+  for (const { title, table, rows, verdict } of suites) {
+    console.log(`\n${title}`);
+    console.log(table);
     // The failing rows, explained.
     const failing = reports.filter((r) => r.meta && r.json && r.json.observation !== 'Never' && !r.trace);
-    if (failing.length && !o.quiet) {
+    if (failing.length && !o.quiet && rows.length) {
       const { traceFile } = await import('./trace-file.js');
       for (const r of failing.slice(0, 50)) {
         console.log(`\n${basename(r.file, '.litmus')}: how the outcome happens`);
         console.log(await traceFile(r.file, opts));
       }
       // The verdict again, last, after the explanations.
-      const verdict = suiteVerdict(rows, cfg);
       if (verdict) console.log(`\n${verdict}`);
     }
   }
   return status;
+}
+
+/** The Version/Scenario table of a folder's tests, and the verdict on the version under review. */
+function suiteOf(folder: string, reports: FileReport[]) {
+  const abs = resolve(folder);
+  const rows: SuiteRow[] = reports
+    .filter((r) => r.meta && r.json && resolve(dirname(r.file)).startsWith(abs))
+    .map((r) => ({
+      test: basename(r.file, '.litmus'),
+      version: r.meta!.version ?? '',
+      scenario: r.meta!.scenario ?? '',
+      verdict: r.json!.observation,
+      expected: r.json!.expected ?? '',
+      matches: r.json!.matches,
+    }));
+  if (rows.length === 0) return undefined;
+  const cfg = suiteConfig(abs);
+  return { folder, title: cfg.title ?? basename(abs), rows, table: suiteTable(rows, cfg), verdict: suiteVerdict(rows, cfg) };
+}
+
+/** One JSON entry per input: its result (status ok or mismatch), or its errors. */
+type JsonEntry = (JsonResult & { status: 'ok' | 'mismatch' }) | { file: string; status: 'error'; errors: JsonError[] };
+
+function jsonEntry(r: FileReport): JsonEntry {
+  if (r.status === 2 || !r.json) return { file: r.file, status: 'error', errors: r.errors ?? [{ file: r.file, message: r.error ?? 'error' }] };
+  return { ...r.json, status: r.status === 1 ? 'mismatch' : 'ok' };
+}
+
+/** What --json prints (and merge): the exit status, counts, every input, and the suites' verdicts. */
+function jsonReport(status: number, results: JsonEntry[], suites?: unknown[]) {
+  const count = (s: JsonEntry['status']) => results.filter((r) => r.status === s).length;
+  const summary = { inputs: results.length, ok: count('ok'), mismatches: count('mismatch'), errors: count('error') };
+  return suites ? { status, summary, results, suites } : { status, summary, results };
 }
 
 /** `litmus export`: each input written herd7-readable into `out` (a folder's files keep their place below it). */
@@ -157,22 +176,26 @@ function exportFile(file: string, target: string): string | undefined {
 }
 
 export function runMerge(files: string[]): number {
-  const all: JsonResult[] = [];
+  const all: JsonEntry[] = [];
   for (const f of files) {
     try {
-      const data = JSON.parse(readFileSync(f, 'utf8')) as JsonResult[];
-      if (!Array.isArray(data)) throw new Error('not a JSON array');
-      all.push(...data);
+      const data = JSON.parse(readFileSync(f, 'utf8')) as { results?: JsonEntry[] } | JsonEntry[];
+      const results = Array.isArray(data) ? data : data.results;
+      if (!Array.isArray(results)) throw new Error('not the output of "litmus check --json"');
+      all.push(...results);
     } catch (e) {
       console.error(`${f}: cannot read results: ${(e as Error).message}`);
       return 2;
     }
   }
   all.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-  console.log(JSON.stringify(all, null, 2));
-  const mism = all.filter((r) => r.matches === false).length;
-  console.error(`merged ${all.length} results from ${files.length} files; ${mism} mismatch${mism === 1 ? '' : 'es'}`);
-  return mism > 0 ? 1 : 0;
+  const mism = all.filter((r) => r.status === 'mismatch' || ('matches' in r && r.matches === false)).length;
+  const errors = all.filter((r) => r.status === 'error').length;
+  const status = errors > 0 ? 2 : mism > 0 ? 1 : 0;
+  console.log(JSON.stringify(jsonReport(status, all), null, 2));
+  const errorNote = errors ? `; ${errors} error${errors === 1 ? '' : 's'}` : '';
+  console.error(`merged ${all.length} results from ${files.length} files; ${mism} mismatch${mism === 1 ? '' : 'es'}${errorNote}`);
+  return status;
 }
 
 /**

@@ -5,8 +5,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { checkSource, type CheckResult, type Observation } from '../check.js';
 import { getModel } from '../../models/index.js';
-import { LimitError, LitmusError } from '../parse/errors.js';
+import { asLimit, LitmusError } from '../parse/errors.js';
 import { dotGraph } from '../report/dot.js';
+import { witnessPictures } from '../report/graph.js';
 import { herdBlock } from '../report/herd.js';
 import { herdHashLines, HashError } from '../report/hash.js';
 import type { HerdOptions, Speed } from './herd7-args.js';
@@ -44,7 +45,8 @@ export function checkOne(file: string, opts: HerdOptions, seen: SeenTests): Herd
     });
   } catch (e) {
     if (e instanceof LitmusError) return { output: '', warnings: userErrors(file, e), failed: true };
-    if (e instanceof LimitError) return failure(`: ${e.message}`);
+    const limit = asLimit(e);
+    if (limit) return failure(`: ${limit.message}`);
     return failure(`: internal error: ${e instanceof Error ? e.message : String(e)} (please report it)`);
   }
   const cpu = process.cpuUsage(cpu0);
@@ -89,10 +91,9 @@ function userErrors(file: string, e: LitmusError): string[] {
   });
 }
 
-/** One execution that satisfies the proposition, as a Graphviz graph; empty when none does (as herd). */
+/** Executions that satisfy the proposition, one per final state, as Graphviz graphs; empty when none does (as herd). */
 function pictureOfProp(r: CheckResult): string {
-  const w = r.exploration.outcomes.find((o) => o.positive && o.witness);
-  return w?.witness ? dotGraph(r.program, w.witness, `${r.name}: an execution satisfying ${r.condition}`) : '';
+  return witnessPictures(r).map(dotGraph).join('\n');
 }
 
 /**

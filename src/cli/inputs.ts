@@ -29,12 +29,15 @@ export interface Resolved {
   /** Folders named (for suite tables). */
   folders: string[];
   missing: string[];
+  /** Folders named that hold no .litmus file. */
+  empty: string[];
 }
 
 export function resolveInputs(args: string[]): Resolved {
   const files: string[] = [];
   const folders: string[] = [];
   const missing: string[] = [];
+  const empty: string[] = [];
   for (const a of args) {
     let p: string | undefined;
     if (existsSync(a)) p = a;
@@ -58,10 +61,12 @@ export function resolveInputs(args: string[]): Resolved {
     }
     if (statSync(p).isDirectory()) {
       folders.push(p);
+      const before = files.length;
       walk(p, files);
+      if (files.length === before) empty.push(a);
     } else files.push(p);
   }
-  return { files, folders, missing };
+  return { files, folders, missing, empty };
 }
 
 /** A deterministic 1/N share of the inputs: `--shard K/N` keeps index % N == K-1. */

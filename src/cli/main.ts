@@ -6,10 +6,10 @@ import { Command, InvalidArgumentError } from 'commander';
 
 const program = new Command();
 
-function intArg(name: string) {
+function intArg(name: string, min = 0) {
   return (v: string) => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} takes a whole number`);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${name} takes a whole number${min ? ` of at least ${min}` : ''}`);
     return n;
   };
 }
@@ -35,7 +35,7 @@ program
   .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll'), 2)
   .option('--max-executions <n>', 'stop a test after this many candidate executions', intArg('--max-executions'), 1_000_000)
   .option('--timeout <ms>', 'stop a test after this many milliseconds', intArg('--timeout'), 60_000)
-  .option('-j, --jobs <n>', 'worker threads for many files (default: all cores)', intArg('--jobs'))
+  .option('-j, --jobs <n>', 'worker threads for many files (default: all cores)', intArg('--jobs', 1))
   .option('--shard <k/n>', 'check only a deterministic 1/n share of the inputs (k-th)')
   .option('-q, --quiet', 'only the one-line summaries')
   .option('--herd-compatible', 'also warn (on stderr) about what herd7 would refuse to read; verdicts and exit status are unchanged')
@@ -86,7 +86,7 @@ program
 
 program
   .command('merge')
-  .description('merge --json outputs (e.g. of --shard runs) into one JSON array')
+  .description('merge --json outputs (e.g. of --shard runs) into one')
   .argument('<files...>', 'JSON files written by "litmus check --json"')
   .action(async (files: string[]) => {
     const { runMerge } = await import('./commands.js');
@@ -95,10 +95,10 @@ program
 
 program
   .command('primitives')
-  .description('list the kernel primitives litmus understands')
+  .description('list the kernel primitives litmus understands: what each does and how it orders')
   .action(async () => {
-    const { primitiveNames } = await import('../events/primitives.js');
-    console.log(primitiveNames().join('\n'));
+    const { primitiveLines } = await import('./primitives-list.js');
+    console.log(primitiveLines().join('\n'));
   });
 
 program

@@ -27,7 +27,9 @@ export interface FileReport {
   file: string;
   /** 0: matches or no Result:, 1: mismatch, 2: error. */
   status: 0 | 1 | 2;
+  /** The error lines for stderr (`file:line:col: message`), and the same as data. */
   error?: string;
+  errors?: JsonError[];
   herd?: string;
   human?: string;
   trace?: string;
@@ -38,6 +40,20 @@ export interface FileReport {
   meta?: SuiteMeta;
   /** `file:line:col: herd7: ...` lines, with --herd-compatible. */
   herdWarnings?: string[];
+}
+
+/** A problem with an input, for --json: where (when known) and what. */
+export interface JsonError {
+  file: string;
+  line?: number;
+  col?: number;
+  message: string;
+}
+
+/** A report for an input that could not be checked. */
+export function failedReport(file: string, message: string, pos?: { line: number; col: number }): FileReport {
+  const where = pos ? `${file}:${pos.line}:${pos.col}` : file;
+  return { file, status: 2, error: `${where}: ${message}`, errors: [{ file, ...pos, message }] };
 }
 
 export interface JsonResult {
@@ -66,10 +82,10 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    return { file, status: 2, error: `${file}: cannot read: ${(e as Error).message}` };
+    return failedReport(file, `cannot read: ${(e as Error).message}`);
   }
   const model = getModel(opts.model);
-  if (!model) return { file, status: 2, error: `unknown model "${opts.model}" (lkmm, sc, x86-tso)` };
+  if (!model) return { ...failedReport(file, `unknown model "${opts.model}" (lkmm, sc, x86-tso)`), error: `unknown model "${opts.model}" (lkmm, sc, x86-tso)` };
   try {
     const wantTrace = opts.trace ?? false;
     const r = checkSource(text, {
@@ -99,7 +115,7 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
       try {
         writeFileSync(path, picture);
       } catch (e) {
-        return { file, status: 2, error: `${file}: cannot write the picture ${path}: ${(e as Error).message}` };
+        return failedReport(file, `cannot write the picture ${path}: ${(e as Error).message}`);
       }
       pictures[kind] = path;
     }
@@ -110,12 +126,15 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
     }
     return { file, status, herd: herdBlock(r), human: humanLine(r), trace, ...pictures, json: toJson(file, r, meta), meta, herdWarnings };
   } catch (e) {
-    if (e instanceof LitmusError) return { file, status: 2, error: e.format(file) };
+    if (e instanceof LitmusError) {
+      const errors = [e, ...(e.others ?? [])].map((x) => ({ file, line: x.pos.line, col: x.pos.col, message: x.message }));
+      return { file, status: 2, error: e.format(file), errors };
+    }
     const limit = asLimit(e);
-    if (limit) return { file, status: 2, error: `${file}: ${limit.message}` };
+    if (limit) return failedReport(file, limit.message);
     const msg = e instanceof Error ? e.message : String(e);
     const detail = process.env.LITMUS_DEBUG && e instanceof Error ? `\n${e.stack}` : '';
-    return { file, status: 2, error: `${file}: internal error: ${msg} (please report it)${detail}` };
+    return { ...failedReport(file, `internal error: ${msg} (please report it)`), error: `${file}: internal error: ${msg} (please report it)${detail}` };
   }
 }
 

@@ -221,8 +221,36 @@ export function defName(name: string): string | undefined {
   return name.startsWith('atomic_long_') && table.has('atomic_' + name.slice(12)) ? 'atomic_' + name.slice(12) : undefined;
 }
 
+/** Every name a test may call, the atomic_long_* forms of the atomic_* ones included. */
 export function primitiveNames(): string[] {
-  return [...table.keys(), ...loweredTable.keys()].sort();
+  const defs = [...table.keys()];
+  const longs = defs.filter((n) => n.startsWith('atomic_')).map((n) => `atomic_long_${n.slice(7)}`);
+  return [...defs, ...loweredTable.keys(), ...longs].sort();
+}
+
+/** The known name closest to a misspelt one (edit distance, ignoring case), if one is close enough. */
+export function closestPrimitive(name: string): string | undefined {
+  const want = name.toLowerCase();
+  let best: string | undefined;
+  let bestDist = Math.max(2, Math.floor(name.length / 3)) + 1;
+  for (const n of primitiveNames()) {
+    const d = editDistance(want, n.toLowerCase());
+    if (d < bestDist) {
+      best = n;
+      bestDist = d;
+    }
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = cur;
+  }
+  return prev[b.length];
 }
 
 /**

@@ -3,9 +3,9 @@
 // predicate. Names are resolved and checked here, so that every error a user
 // can make in a test is reported with its position before exploring.
 
-import { isStmt, type CondExpr, type CondTerm, type Expr, type LitmusTest, type Pos, type Stmt } from '../parse/ast.js';
-import { fail } from '../parse/errors.js';
-import { lookupPrimitive, type Primitive } from '../events/primitives.js';
+import { isStmt, type CondExpr, type CondTerm, type Expr, type LitmusTest, type Pos, type Process, type Stmt } from '../parse/ast.js';
+import { fail, LitmusError } from '../parse/errors.js';
+import { closestPrimitive, lookupPrimitive, type Primitive } from '../events/primitives.js';
 
 /** Values are numbers; a location's address is LOC_BASE + its id. */
 export const LOC_BASE = 0x40000000;
@@ -112,6 +112,8 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
   procs.forEach((p, i) => {
     if (p.index !== i) fail(p.index < i ? `process P${p.index} is defined twice` : `process P${i} is missing`, p.pos);
   });
+
+  reportUnknownPrimitives(procs);
 
   const initRegNames = (t: number) => registerInits.filter((ri) => ri.thread === t).map((ri) => ri.name);
   const threads = procs.map((p) => new ThreadBuilder(p.index, locIds, unroll, initRegNames(p.index)).build(p.params, p.body));
@@ -548,4 +550,65 @@ export function pureRegs(e: PureExpr, out: number[] = []): number[] {
       break;
   }
   return out;
+}
+
+/** Every call of an unknown primitive in the test (not just the first), each with the closest known name. */
+function reportUnknownPrimitives(procs: Process[]): void {
+  const errors: LitmusError[] = [];
+  const expr = (e: Expr): void => {
+    switch (e.kind) {
+      case 'call':
+        if (!lookupPrimitive(e.name)) {
+          const near = closestPrimitive(e.name);
+          errors.push(new LitmusError(`unknown primitive "${e.name}"${near ? ` (did you mean "${near}"?)` : ''}`, e.pos));
+        }
+        e.args.forEach(expr);
+        return;
+      case 'deref':
+      case 'addr':
+      case 'unary':
+      case 'cast':
+        expr(e.arg);
+        return;
+      case 'binary':
+        expr(e.left);
+        expr(e.right);
+        return;
+      default:
+        return;
+    }
+  };
+  const stmt = (s: Stmt): void => {
+    switch (s.kind) {
+      case 'decl':
+        if (s.init) expr(s.init);
+        return;
+      case 'assign':
+        expr(s.target);
+        expr(s.value);
+        return;
+      case 'expr':
+        expr(s.expr);
+        return;
+      case 'if':
+        expr(s.cond);
+        stmt(s.then);
+        if (s.else) stmt(s.else);
+        return;
+      case 'while':
+        expr(s.cond);
+        stmt(s.body);
+        return;
+      case 'block':
+        s.body.forEach(stmt);
+        return;
+      default:
+        return;
+    }
+  };
+  for (const p of procs) p.body.forEach(stmt);
+  if (errors.length === 0) return;
+  const [first, ...others] = errors;
+  if (others.length) first.others = others;
+  throw first;
 }
