@@ -3,28 +3,16 @@
 // primitives listing, and every unknown primitive of a file reported.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lookupPrimitive, primitiveNames } from '../src/events/primitives.js';
-import { CLI } from './util.js';
+import { CLI, runNode } from './util.js';
 import { MP_REL_ACQ } from './shapes.js';
 
 let dir: string;
 
-/** Runs a command without blocking the test worker (a loaded machine makes the runner's messages time out otherwise). */
-function run(cmd: string[], cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, cmd, { cwd });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (status) => done({ status, stdout, stderr }));
-  });
-}
-const litmus = (...args: string[]) => run([CLI, ...args], dir);
+const litmus = (...args: string[]) => runNode([CLI, ...args], dir);
 
 const SB = `C SB
 (*

@@ -4,13 +4,12 @@
 // reruns) re-enacted step by step.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { herd7Main } from '../src/cli/herd7.js';
 import { herdHash } from '../src/report/hash.js';
-import { CLI, ROOT } from './util.js';
+import { CLI, ROOT, runNode } from './util.js';
 import { MP_REL_ACQ } from './shapes.js';
 
 const HERD7 = join(ROOT, 'dist', 'src', 'cli', 'herd7.js');
@@ -24,17 +23,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Runs a command without blocking the test worker (a loaded machine makes the runner's messages time out otherwise). */
-function run(cmd: string[], cwd = dir): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, cmd, { cwd });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (status) => done({ status, stdout, stderr }));
-  });
-}
+const run = (cmd: string[], cwd = dir) => runNode(cmd, cwd);
 
 /** litmus-herd7 in this process (files relative to the test folder). */
 async function herd7(...args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
@@ -219,7 +208,7 @@ exists (0:r0=0 /\\ 1:r0=0)
 // message means the model does not know a primitive, no Observation at all
 // is a verification error.
 
-/** runlitmus.sh; through the real command when `spawn`, else in this process (faster, same code). */
+/** runlitmus.sh; through the real command when `viaCommand`, else in this process (faster, same code). */
 async function runlitmus(test: string, viaCommand = false): Promise<string> {
   const r = viaCommand ? await run([HERD7, '-conf', 'linux-kernel.cfg', test]) : await herd7('-conf', 'linux-kernel.cfg', test);
   const out = `Herd options: -conf linux-kernel.cfg\n${r.stdout}${r.stderr}`;

@@ -1,5 +1,6 @@
 // Shared helpers for the test files (not a test file itself).
 
+import { spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -32,4 +33,16 @@ export function litmus(
 /** The final states of a result as comparable strings. */
 export function stateSet(r: { states: { bindings: [string, string][] }[] }): Set<string> {
   return new Set(r.states.map((s) => s.bindings.map(([k, v]) => `${k}=${v};`).join(' ')));
+}
+
+/** Runs node on `args` in `cwd` without blocking the test worker (a loaded machine makes the runner's messages time out otherwise). */
+export function runNode(args: string[], cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, args, { cwd, env: { ...process.env, LITMUS_DEBUG: '' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (status) => done({ status, stdout, stderr }));
+  });
 }
