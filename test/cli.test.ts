@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { CLI, ROOT } from './util.js';
+import { CLI, ROOT, runNode } from './util.js';
 import { MP_REL_ACQ } from './shapes.js';
 
 interface Run {
@@ -14,9 +13,9 @@ interface Run {
 
 let dir: string;
 
-function litmus(...args: string[]): Run {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: dir, encoding: 'utf8', env: { ...process.env, LITMUS_DEBUG: '' } });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+/** The CLI, run without blocking the test worker (a loaded machine makes the runner's messages time out otherwise). */
+function litmus(...args: string[]): Promise<Run> {
+  return runNode([CLI, ...args], dir);
 }
 
 const SB = `C SB+poonceonces
@@ -121,8 +120,8 @@ afterAll(() => {
 });
 
 describe('litmus check: output', () => {
-  it('prints the herd block and the human line', () => {
-    const r = litmus('check', 'sb.litmus');
+  it('prints the herd block and the human line', async () => {
+    const r = await litmus('check', 'sb.litmus');
     expect(r.status).toBe(0);
     expect(r.stderr).toBe('');
     const lines = r.stdout.split('\n');
@@ -143,9 +142,9 @@ describe('litmus check: output', () => {
     ]);
   });
 
-  it('prints No and Never for a forbidden outcome', () => {
+  it('prints No and Never for a forbidden outcome', async () => {
     writeFileSync(join(dir, 'mp.litmus'), MP_REL_ACQ);
-    const r = litmus('check', 'mp.litmus');
+    const r = await litmus('check', 'mp.litmus');
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('Test MP+pooncerelease+poacquireonce Allowed\nStates 3\n');
     expect(r.stdout).toContain('\nNo\nWitnesses\nPositive: 0 Negative: 3\n');
@@ -153,14 +152,14 @@ describe('litmus check: output', () => {
     expect(r.stdout).toContain('MP+pooncerelease+poacquireonce: Never (0 of 3 executions) under lkmm; Result: Never matches');
   });
 
-  it('-q prints only the human line', () => {
-    const r = litmus('check', '-q', 'sb.litmus');
+  it('-q prints only the human line', async () => {
+    const r = await litmus('check', '-q', 'sb.litmus');
     expect(r.status).toBe(0);
     expect(r.stdout.trim()).toBe('SB+poonceonces: Sometimes (1 of 4 executions) under lkmm; Result: Sometimes matches');
   });
 
-  it('--json prints parseable results', () => {
-    const r = litmus('check', '--json', 'sb.litmus');
+  it('--json prints parseable results', async () => {
+    const r = await litmus('check', '--json', 'sb.litmus');
     expect(r.status).toBe(0);
     const report = JSON.parse(r.stdout) as { status: number; summary: unknown; results: Record<string, unknown>[] };
     expect(report.status).toBe(0);
@@ -184,22 +183,22 @@ describe('litmus check: output', () => {
     expect(data[0].states).toContainEqual({ bindings: { '0:r0': '0', '1:r0': '0' }, count: 1, positive: true });
   });
 
-  it('--model sc changes the verdict (and the Result: no longer matches)', () => {
-    const r = litmus('check', '--model', 'sc', 'sb.litmus');
+  it('--model sc changes the verdict (and the Result: no longer matches)', async () => {
+    const r = await litmus('check', '--model', 'sc', 'sb.litmus');
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('States 3\n');
     expect(r.stdout).toContain('Observation SB+poonceonces Never 0 3');
     expect(r.stdout).toContain('SB+poonceonces: Never (0 of 3 executions) under sc; Result: Sometimes MISMATCH');
   });
 
-  it('--model x86-tso allows store buffering', () => {
-    const r = litmus('check', '-q', '-m', 'x86-tso', 'sb.litmus');
+  it('--model x86-tso allows store buffering', async () => {
+    const r = await litmus('check', '-q', '-m', 'x86-tso', 'sb.litmus');
     expect(r.status).toBe(0);
     expect(r.stdout.trim()).toBe('SB+poonceonces: Sometimes (1 of 4 executions) under x86-tso; Result: Sometimes matches');
   });
 
-  it('--trace shows a witness', () => {
-    const r = litmus('check', '-q', '--trace', 'sb.litmus');
+  it('--trace shows a witness', async () => {
+    const r = await litmus('check', '-q', '--trace', 'sb.litmus');
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('Witness for 0:r0=0; 1:r0=0; (satisfies the condition)');
     expect(r.stdout).toContain('Not sequentially consistent');
@@ -210,8 +209,8 @@ describe('litmus check: output', () => {
     expect(r.stdout).toMatch(/^ {2}1\. smp_mb\(\) between P\d\.1 \(line \d+\) and P\d\.2 \(line \d+\); and smp_mb\(\) between P\d\.1 \(line \d+\) and P\d\.2 \(line \d+\)$/m);
   });
 
-  it('--trace on a Never shows a forbidden candidate and the cycle the axiom rules out', () => {
-    const r = litmus('check', '-q', '--trace', join('suite', 'mp.litmus'));
+  it('--trace on a Never shows a forbidden candidate and the cycle the axiom rules out', async () => {
+    const r = await litmus('check', '-q', '--trace', join('suite', 'mp.litmus'));
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('Candidate reaching 1:r0=1; 1:r1=0; is forbidden by the "happens-before" axiom:');
     // The stale read of buf is overwritten by the write that the release
@@ -219,28 +218,28 @@ describe('litmus check: output', () => {
     expect(r.stdout).toContain('the hb cycle: P1.2 -fre-> P0.1 -po-rel-> P0.2 -rfe-> P1.1 -ppo-> P1.2');
   });
 
-  it('--trace names the cycle under SC and x86-TSO too', () => {
-    const sc = litmus('check', '-q', '--trace', '-m', 'sc', 'sb.litmus');
+  it('--trace names the cycle under SC and x86-TSO too', async () => {
+    const sc = await litmus('check', '-q', '--trace', '-m', 'sc', 'sb.litmus');
     expect(sc.stdout).toContain('the sc cycle: P1.2 -fr-> P0.1 -po-> P0.2 -fr-> P1.1 -po-> P1.2');
-    const tso = litmus('check', '-q', '--trace', '-m', 'x86-tso', join('suite', 'mp.litmus'));
+    const tso = await litmus('check', '-q', '--trace', '-m', 'x86-tso', join('suite', 'mp.litmus'));
     expect(tso.stdout).toContain('the ghb cycle: P1.2 -fr-> P0.1 -ppo-> P0.2 -rfe-> P1.1 -ppo-> P1.2');
   });
 
-  it('--trace says when no candidate at all reaches the condition', () => {
+  it('--trace says when no candidate at all reaches the condition', async () => {
     writeFileSync(join(dir, 'two.litmus'), 'C Two\n{}\nP0(int *x)\n{\n\tint r0;\n\tr0 = READ_ONCE(*x);\n}\nP1(int *x)\n{\n\tWRITE_ONCE(*x, 1);\n}\nexists (0:r0=2)\n');
-    const r = litmus('check', '-q', '--trace', 'two.litmus');
+    const r = await litmus('check', '-q', '--trace', 'two.litmus');
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('Not even an inconsistent candidate execution reaches it');
   });
 
-  it('--dot into something that is not a folder is bad input, not a crash', () => {
-    const r = litmus('check', '-q', '--dot', 'sb.litmus', 'sb.litmus');
+  it('--dot into something that is not a folder is bad input, not a crash', async () => {
+    const r = await litmus('check', '-q', '--dot', 'sb.litmus', 'sb.litmus');
     expect(r.status).toBe(2);
     expect(r.stderr.trim()).toBe('litmus: cannot create the --dot folder sb.litmus: not a folder');
   });
 
-  it('--dot writes a Graphviz picture per test and says where', () => {
-    const r = litmus('check', '-q', '--dot', 'pictures', 'sb.litmus', join('suite', 'lb.litmus'), join('suite', 'mp.litmus'));
+  it('--dot writes a Graphviz picture per test and says where', async () => {
+    const r = await litmus('check', '-q', '--dot', 'pictures', 'sb.litmus', join('suite', 'lb.litmus'), join('suite', 'mp.litmus'));
     expect(r.status).toBe(0);
     expect(r.stdout).toContain(`picture: ${join('pictures', 'sb.dot')}`);
     const sb = readFileSync(join(dir, 'pictures', 'sb.dot'), 'utf8');
@@ -254,8 +253,8 @@ describe('litmus check: output', () => {
     for (const step of ['fre', 'po-rel', 'rfe', 'ppo']) expect(mp).toContain(`label="hb: ${step}"`);
   });
 
-  it('--svg writes an SVG picture per test without Graphviz, and says where', () => {
-    const r = litmus('check', '-q', '--svg', 'svgs', 'sb.litmus', join('suite', 'mp.litmus'));
+  it('--svg writes an SVG picture per test without Graphviz, and says where', async () => {
+    const r = await litmus('check', '-q', '--svg', 'svgs', 'sb.litmus', join('suite', 'mp.litmus'));
     expect(r.status).toBe(0);
     expect(r.stdout).toContain(`picture: ${join('svgs', 'sb.svg')}`);
     const sb = readFileSync(join(dir, 'svgs', 'sb.svg'), 'utf8');
@@ -268,64 +267,64 @@ describe('litmus check: output', () => {
 });
 
 describe('litmus check: exit codes and errors', () => {
-  it('0 when every Result: matches', () => {
-    expect(litmus('check', '-q', 'sb.litmus').status).toBe(0);
+  it('0 when every Result: matches', async () => {
+    expect((await litmus('check', '-q', 'sb.litmus')).status).toBe(0);
   });
 
-  it('1 when a Result: does not match', () => {
-    const r = litmus('check', 'wrong.litmus');
+  it('1 when a Result: does not match', async () => {
+    const r = await litmus('check', 'wrong.litmus');
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('SB+wrong: Sometimes (1 of 4 executions) under lkmm; Result: Never MISMATCH');
   });
 
-  it('1 when one of several files mismatches', () => {
-    const r = litmus('check', '-q', 'sb.litmus', 'wrong.litmus');
+  it('1 when one of several files mismatches', async () => {
+    const r = await litmus('check', '-q', 'sb.litmus', 'wrong.litmus');
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('Result: Sometimes matches');
     expect(r.stdout).toContain('Result: Never MISMATCH');
   });
 
-  it('2 on a syntax error, with one file:line:col line on stderr and no stack trace', () => {
-    const r = litmus('check', 'bad.litmus');
+  it('2 on a syntax error, with one file:line:col line on stderr and no stack trace', async () => {
+    const r = await litmus('check', 'bad.litmus');
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr.trimEnd().split('\n')).toEqual(['bad.litmus:6:1: expected ";" after the statement, found "}"']);
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('2 for a file that does not exist', () => {
-    const r = litmus('check', 'nope.litmus');
+  it('2 for a file that does not exist', async () => {
+    const r = await litmus('check', 'nope.litmus');
     expect(r.status).toBe(2);
     expect(r.stderr.trim()).toBe('nope.litmus: no such file, folder or bundled test');
   });
 
-  it('2 for an unknown model', () => {
-    const r = litmus('check', '--model', 'arm', 'sb.litmus');
+  it('2 for an unknown model', async () => {
+    const r = await litmus('check', '--model', 'arm', 'sb.litmus');
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('unknown model "arm"');
   });
 
-  it('2 when --max-executions is reached, with a clear message', () => {
-    const r = litmus('check', '--max-executions', '1', 'iriw.litmus');
+  it('2 when --max-executions is reached, with a clear message', async () => {
+    const r = await litmus('check', '--max-executions', '1', 'iriw.litmus');
     expect(r.status).toBe(2);
     expect(r.stderr.trim()).toBe('iriw.litmus: more than 1 candidate executions (--max-executions)');
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('2 for a bad --shard', () => {
-    const r = litmus('check', '--shard', '3/2', 'sb.litmus');
+  it('2 for a bad --shard', async () => {
+    const r = await litmus('check', '--shard', '3/2', 'sb.litmus');
     expect(r.status).toBe(2);
     expect(r.stderr.trim()).toBe('litmus: --shard 3/2: K must be between 1 and N');
   });
 
-  it('2 for a bad number option', () => {
-    const r = litmus('check', '--unroll', 'two', 'sb.litmus');
+  it('2 for a bad number option', async () => {
+    const r = await litmus('check', '--unroll', 'two', 'sb.litmus');
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('--unroll takes a whole number');
   });
 
-  it('2 wins over 1: an error and a mismatch together exit 2', () => {
-    const r = litmus('check', '-q', 'wrong.litmus', 'bad.litmus');
+  it('2 wins over 1: an error and a mismatch together exit 2', async () => {
+    const r = await litmus('check', '-q', 'wrong.litmus', 'bad.litmus');
     expect(r.status).toBe(2);
     expect(r.stdout).toContain('MISMATCH');
     expect(r.stderr).toContain('bad.litmus:6:1:');
@@ -333,8 +332,8 @@ describe('litmus check: exit codes and errors', () => {
 });
 
 describe('litmus check: several inputs', () => {
-  it('a folder checks every .litmus file below it', () => {
-    const r = litmus('check', '-q', 'suite');
+  it('a folder checks every .litmus file below it', async () => {
+    const r = await litmus('check', '-q', 'suite');
     expect(r.status).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines).toHaveLength(4);
@@ -343,18 +342,18 @@ describe('litmus check: several inputs', () => {
     expect(r.stdout).toContain('LB+poonceonces: Sometimes (1 of 4 executions) under lkmm; Result: Sometimes matches');
   });
 
-  it('-j 1 gives the same results as the worker pool', () => {
-    const a = litmus('check', '-q', '-j', '1', 'suite');
-    const b = litmus('check', '-q', '-j', '2', 'suite');
+  it('-j 1 gives the same results as the worker pool', async () => {
+    const a = await litmus('check', '-q', '-j', '1', 'suite');
+    const b = await litmus('check', '-q', '-j', '2', 'suite');
     expect(a.status).toBe(0);
     expect(b.stdout).toBe(a.stdout);
   });
 
-  it('--shard 1/2 and 2/2 cover the inputs exactly once', () => {
+  it('--shard 1/2 and 2/2 cover the inputs exactly once', async () => {
     const results = (out: string) => (JSON.parse(out) as { results: { file: string }[] }).results;
-    const all = results(litmus('check', '--json', 'suite').stdout);
-    const s1 = results(litmus('check', '--json', '--shard', '1/2', 'suite').stdout);
-    const s2 = results(litmus('check', '--json', '--shard', '2/2', 'suite').stdout);
+    const all = results((await litmus('check', '--json', 'suite')).stdout);
+    const s1 = results((await litmus('check', '--json', '--shard', '1/2', 'suite')).stdout);
+    const s2 = results((await litmus('check', '--json', '--shard', '2/2', 'suite')).stdout);
     expect(all).toHaveLength(4);
     expect(s1.length).toBeGreaterThan(0);
     expect(s2.length).toBeGreaterThan(0);
@@ -364,12 +363,12 @@ describe('litmus check: several inputs', () => {
     expect([...f1, ...f2].sort()).toEqual(all.map((r) => r.file).sort());
   });
 
-  it('merge joins --json outputs, sorted by file, and reports mismatches', () => {
-    const s1 = litmus('check', '--json', '--shard', '1/2', 'suite');
-    const s2 = litmus('check', '--json', '--shard', '2/2', 'suite');
+  it('merge joins --json outputs, sorted by file, and reports mismatches', async () => {
+    const s1 = await litmus('check', '--json', '--shard', '1/2', 'suite');
+    const s2 = await litmus('check', '--json', '--shard', '2/2', 'suite');
     writeFileSync(join(dir, 'part1.json'), s1.stdout);
     writeFileSync(join(dir, 'part2.json'), s2.stdout);
-    const m = litmus('merge', 'part1.json', 'part2.json');
+    const m = await litmus('merge', 'part1.json', 'part2.json');
     expect(m.status).toBe(0);
     const merged = (JSON.parse(m.stdout) as { results: { file: string; observation: string }[] }).results;
     const files = merged.map((r) => r.file);
@@ -377,23 +376,23 @@ describe('litmus check: several inputs', () => {
     expect(files).toEqual([...files].sort());
     expect(m.stderr.trim()).toBe('merged 4 results from 2 files; 0 mismatches');
 
-    writeFileSync(join(dir, 'part3.json'), litmus('check', '--json', 'wrong.litmus').stdout);
-    const m2 = litmus('merge', 'part1.json', 'part3.json');
+    writeFileSync(join(dir, 'part3.json'), (await litmus('check', '--json', 'wrong.litmus')).stdout);
+    const m2 = await litmus('merge', 'part1.json', 'part3.json');
     expect(m2.status).toBe(1);
     expect(m2.stderr.trim()).toMatch(/; 1 mismatch$/);
   });
 
-  it('merge rejects a file that is not JSON results', () => {
+  it('merge rejects a file that is not JSON results', async () => {
     writeFileSync(join(dir, 'junk.json'), '{"a": 1}');
-    const m = litmus('merge', 'junk.json');
+    const m = await litmus('merge', 'junk.json');
     expect(m.status).toBe(2);
     expect(m.stderr).toContain('junk.json: cannot read results');
   });
 });
 
 describe('litmus check: bundled suite', () => {
-  it('a bundled name resolves, with its suite table and closing line', () => {
-    const r = litmus('check', '-q', 'clear_invalid_mapping');
+  it('a bundled name resolves, with its suite table and closing line', async () => {
+    const r = await litmus('check', '-q', 'clear_invalid_mapping');
     expect(r.status).toBe(0);
     const out = r.stdout;
     // One human line per test, all matching.
@@ -414,39 +413,39 @@ describe('litmus check: bundled suite', () => {
     expect(lines[lines.length - 1]).toMatch(/^Version "patch" \(under review\)/);
   });
 
-  it('a bundled test name resolves to its file', () => {
-    const r = litmus('check', '-q', 'cim-s1-publish-patch');
+  it('a bundled test name resolves to its file', async () => {
+    const r = await litmus('check', '-q', 'cim-s1-publish-patch');
     expect(r.status).toBe(0);
     expect(r.stdout.trim()).toBe('cim-s1-publish-patch: Never (0 of 3 executions) under lkmm; Result: Never matches');
   });
 });
 
 describe('litmus audit', () => {
-  it('weakens each device of a Never; a syntax error and a limit are exit 2, the rest still audited', () => {
-    const ok = litmus('audit', join('suite', 'mp.litmus'));
+  it('weakens each device of a Never; a syntax error and a limit are exit 2, the rest still audited', async () => {
+    const ok = await litmus('audit', join('suite', 'mp.litmus'));
     expect(ok.status).toBe(0);
     expect(ok.stdout).toMatch(/^ {2}P0: smp_store_release\(flag, 1\); +\d+ +WRITE_ONCE +Sometimes +yes$/m);
-    const bad = litmus('audit', 'bad.litmus', join('suite', 'mp.litmus'));
+    const bad = await litmus('audit', 'bad.litmus', join('suite', 'mp.litmus'));
     expect(bad.status).toBe(2);
     expect(bad.stderr.trimEnd().split('\n')).toEqual(['bad.litmus:6:1: expected ";" after the statement, found "}"']);
     expect(bad.stdout).toContain('P1: r0 = smp_load_acquire(flag);');
-    const limited = litmus('audit', '--max-executions', '1', join('suite', 'mp.litmus'));
+    const limited = await litmus('audit', '--max-executions', '1', join('suite', 'mp.litmus'));
     expect(limited.status).toBe(2);
     expect(limited.stderr).toContain('more than 1 candidate executions (--max-executions)');
-    const json = JSON.parse(litmus('audit', '--json', join('suite', 'mp.litmus')).stdout);
+    const json = JSON.parse((await litmus('audit', '--json', join('suite', 'mp.litmus'))).stdout);
     expect(json.tests[0].rows.map((r: { loadBearing: boolean }) => r.loadBearing)).toEqual([true, true]);
   });
 });
 
 describe('other commands', () => {
-  it('models lists the three models', () => {
-    const r = litmus('models');
+  it('models lists the three models', async () => {
+    const r = await litmus('models');
     expect(r.status).toBe(0);
     expect(r.stdout.split('\n').filter(Boolean).map((l) => l.split(/\s+/)[0])).toEqual(['lkmm', 'sc', 'x86-tso']);
   });
 
-  it('primitives lists the kernel primitives', () => {
-    const r = litmus('primitives');
+  it('primitives lists the kernel primitives', async () => {
+    const r = await litmus('primitives');
     expect(r.status).toBe(0);
     const names = r.stdout.split('\n').map((l) => l.split('(')[0]);
     for (const p of ['READ_ONCE', 'WRITE_ONCE', 'smp_mb', 'smp_load_acquire', 'spin_lock', 'synchronize_rcu', 'cmpxchg']) {
@@ -454,14 +453,14 @@ describe('other commands', () => {
     }
   });
 
-  it('--version and an unknown command', () => {
-    expect(litmus('--version').stdout.trim()).toBe('0.1.0');
-    expect(litmus('frobnicate').status).toBe(2);
+  it('--version and an unknown command', async () => {
+    expect((await litmus('--version')).stdout.trim()).toBe('0.1.0');
+    expect((await litmus('frobnicate')).status).toBe(2);
   });
 
-  it('runs from another directory (the CLI finds its bundled litmus/ folder)', () => {
+  it('runs from another directory (the CLI finds its bundled litmus/ folder)', async () => {
     expect(basename(ROOT)).toBeTruthy();
-    const r = spawnSync(process.execPath, [CLI, 'check', '-q', 'cim-s1-publish-fix'], { cwd: tmpdir(), encoding: 'utf8' });
+    const r = await runNode([CLI, 'check', '-q', 'cim-s1-publish-fix'], tmpdir());
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('cim-s1-publish-fix: Never');
   });
