@@ -1,7 +1,7 @@
 // One litmus test, start to finish: parse, build the program, explore under a
 // model, and summarise the way herd7 does (states, verdict, P/N, flags).
 
-import type { CondExpr, CondTerm } from './parse/ast.js';
+import type { CondExpr, CondTerm, LitmusTest } from './parse/ast.js';
 import { headerPredictsDataRace, parseLitmus } from './parse/parser.js';
 import { buildProgram, isAddress, isSymbolic, LOC_BASE, SYM_BASE, type Program } from './program/program.js';
 import { explore, type ExploreResult } from './explore/explorer.js';
@@ -51,7 +51,12 @@ export interface CheckResult {
 
 export function checkSource(text: string, opts: CheckOptions): CheckResult {
   const t0 = performance.now();
-  const test = parseLitmus(text);
+  return checkTest(parseLitmus(text), opts, { t0, expectsDataRace: headerPredictsDataRace(text) });
+}
+
+/** A test already parsed (or built by the TypeScript suite reader). */
+export function checkTest(test: LitmusTest, opts: CheckOptions, from: { t0?: number; expectsDataRace?: boolean } = {}): CheckResult {
+  const t0 = from.t0 ?? performance.now();
   const prog = buildProgram(test, { unroll: opts.unroll });
   const ex = explore(prog, opts.model, {
     maxExecutions: opts.maxExecutions,
@@ -77,7 +82,7 @@ export function checkSource(text: string, opts: CheckOptions): CheckResult {
   const q = test.quantifier;
   const ok = q === 'exists' ? p > 0 : q === 'forall' ? n === 0 : p === 0;
   const expected = test.result;
-  const expectsDataRace = headerPredictsDataRace(text);
+  const expectsDataRace = from.expectsDataRace ?? false;
   const verdict = expected === undefined ? undefined : judge({ expected, expectsDataRace, observation, executions: p + n, flags: ex.flags });
   return {
     name: test.name,

@@ -6,7 +6,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { exportLitmus } from '../export/export.js';
 import { LitmusError } from '../parse/errors.js';
 import { resolveInputs, shard } from './inputs.js';
-import { failedReport, runOne, type FileReport, type JsonError, type JsonResult, type RunOptions } from './run-one.js';
+import { failedReport, runOne, toJson, type FileReport, type JsonError, type JsonResult, type RunOptions } from './run-one.js';
 import { suiteConfig, suiteTable, suiteVerdict, type SuiteRow } from '../report/suite.js';
 import { runPool } from './pool.js';
 
@@ -23,10 +23,11 @@ interface CheckFlags {
   shard?: string;
   quiet?: boolean;
   herdCompatible?: boolean;
+  herd?: boolean;
 }
 
 export async function runCheck(inputs: string[], o: CheckFlags): Promise<number> {
-  const { files: all, folders, missing, empty } = resolveInputs(inputs);
+  const { files: all, folders, missing, empty, suites: tsSuites } = resolveInputs(inputs);
   // Inputs that name nothing to check are bad input: a run that checks zero tests must not pass.
   const inputErrors: FileReport[] = [
     ...missing.map((m) => failedReport(m, 'no such file, folder or bundled test')),
@@ -76,10 +77,16 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
     if (r.svg) console.log(`picture: ${r.svg}`);
     if (!o.quiet) console.log('');
   }
+  // TypeScript suites and tests (the TypeScript reader is loaded only for them).
+  const tsEntries: JsonEntry[] = [];
+  for (const s of tsSuites) {
+    const st = await checkSuite(s, o, tsEntries);
+    if (st > status) status = st;
+  }
   const suites = folders.map((folder) => suiteOf(folder, reports)).filter((x) => x !== undefined);
   if (o.json) {
     const suitesJson = suites.map(({ folder, title, rows, verdict }) => ({ folder, title, rows, verdict: verdict ?? null }));
-    console.log(JSON.stringify(jsonReport(status, [...inputErrors, ...reports].map(jsonEntry), suitesJson), null, 2));
+    console.log(JSON.stringify(jsonReport(status, [...[...inputErrors, ...reports].map(jsonEntry), ...tsEntries], suitesJson), null, 2));
     return status;
   }
   // A suite table for each folder whose tests carry Version:/Scenario: headers.
@@ -173,6 +180,24 @@ function exportFile(file: string, target: string): string | undefined {
     if (e instanceof LitmusError) return e.format(file);
     return `${file}: ${(e as Error).message}`;
   }
+}
+
+/** A TypeScript suite or test (loads the TypeScript reader only now). */
+async function checkSuite(file: string, o: CheckFlags, jsonOut: JsonEntry[]): Promise<number> {
+  const { runSuite } = await import('../suite/run.js');
+  const run = await runSuite(file, {
+    model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout,
+    herd: o.herd, explain: !o.quiet && !o.json,
+  });
+  for (const e of run.errors) console.error(e);
+  if (o.json) {
+    for (const c of run.cells) {
+      if (c.result) jsonOut.push({ ...toJson(file, c.result, { version: c.version, scenario: c.scenario }), status: c.result.matches === false ? 'mismatch' : 'ok' });
+    }
+    if (run.errors.length) jsonOut.push({ file, status: 'error', errors: run.errors.map((message) => ({ file, message })) });
+  } else if (run.out.length) console.log(run.out.join('\n') + '\n');
+  const mismatch = run.cells.some((c) => c.result?.matches === false);
+  return run.status === 2 ? 2 : mismatch ? 1 : 0;
 }
 
 export function runMerge(files: string[]): number {

@@ -16,10 +16,18 @@ export function bundledDir(): string {
   return resolve('litmus');
 }
 
-function walk(dir: string, out: string[]): void {
+/** A folder with a suite.ts is a TypeScript suite: that file is its entry. */
+function suiteFile(dir: string): string | undefined {
+  const p = join(dir, 'suite.ts');
+  return existsSync(p) ? p : undefined;
+}
+
+function walk(dir: string, out: string[], suites: string[]): void {
+  const entry = suiteFile(dir);
+  if (entry) suites.push(entry);
   for (const name of readdirSync(dir).sort()) {
     const p = join(dir, name);
-    if (statSync(p).isDirectory()) walk(p, out);
+    if (statSync(p).isDirectory()) walk(p, out, suites);
     else if (name.endsWith('.litmus')) out.push(p);
   }
 }
@@ -28,8 +36,10 @@ export interface Resolved {
   files: string[];
   /** Folders named (for suite tables). */
   folders: string[];
+  /** TypeScript inputs: suite entries (suite.ts) and single .ts tests. */
+  suites: string[];
   missing: string[];
-  /** Folders named that hold no .litmus file. */
+  /** Folders named that hold no .litmus file and no TypeScript suite. */
   empty: string[];
 }
 
@@ -38,12 +48,13 @@ export function resolveInputs(args: string[]): Resolved {
   const folders: string[] = [];
   const missing: string[] = [];
   const empty: string[] = [];
+  const suites: string[] = [];
   for (const a of args) {
     let p: string | undefined;
     if (existsSync(a)) p = a;
     else if (!a.includes('/')) {
       const base = bundledDir();
-      for (const cand of [join(base, a), join(base, `${a}.litmus`)]) {
+      for (const cand of [join(base, a), join(base, `${a}.litmus`), join(base, `${a}.ts`)]) {
         if (existsSync(cand)) {
           p = cand;
           break;
@@ -51,7 +62,7 @@ export function resolveInputs(args: string[]): Resolved {
       }
       if (!p && existsSync(base)) {
         const all: string[] = [];
-        walk(base, all);
+        walk(base, all, []);
         p = all.find((f) => f.endsWith(`/${a}.litmus`) || f.endsWith(`/${a}`));
       }
     }
@@ -61,12 +72,13 @@ export function resolveInputs(args: string[]): Resolved {
     }
     if (statSync(p).isDirectory()) {
       folders.push(p);
-      const before = files.length;
-      walk(p, files);
-      if (files.length === before) empty.push(a);
-    } else files.push(p);
+      const before = files.length + suites.length;
+      walk(p, files, suites);
+      if (files.length + suites.length === before) empty.push(a);
+    } else if (p.endsWith('.ts')) suites.push(p);
+    else files.push(p);
   }
-  return { files, folders, missing, empty };
+  return { files, folders, missing, empty, suites };
 }
 
 /** A deterministic 1/N share of the inputs: `--shard K/N` keeps index % N == K-1. */

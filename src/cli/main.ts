@@ -37,8 +37,9 @@ program
   .option('--timeout <ms>', 'stop a test after this many milliseconds', intArg('--timeout'), 60_000)
   .option('-j, --jobs <n>', 'worker threads for many files (default: all cores)', intArg('--jobs', 1))
   .option('--shard <k/n>', 'check only a deterministic 1/n share of the inputs (k-th)')
-  .option('-q, --quiet', 'only the one-line summaries')
+  .option('-q, --quiet', 'only the one-line summaries (for a suite: its verdict and grid)')
   .option('--herd-compatible', 'also warn (on stderr) about what herd7 would refuse to read; verdicts and exit status are unchanged')
+  .option('--herd', "for TypeScript suites: also print herd7's block for every test")
   .action(async (inputs: string[], o) => {
     const { runCheck } = await import('./commands.js');
     process.exitCode = await runCheck(inputs, o);

@@ -138,7 +138,7 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
   }
 }
 
-function toJson(file: string, r: CheckResult, meta?: SuiteMeta): JsonResult {
+export function toJson(file: string, r: CheckResult, meta?: SuiteMeta): JsonResult {
   return {
     file,
     name: r.name,

@@ -6,6 +6,7 @@
 
 import type { CheckResult } from '../check.js';
 import { formatValue } from '../check.js';
+import type { Pos } from '../parse/ast.js';
 import { forbiddenCandidate, type ExploreLimits } from '../explore/forbidden.js';
 import type { Execution } from '../model/execution.js';
 import type { Model, Ordering } from '../model/model.js';
@@ -19,6 +20,10 @@ export interface TraceOptions {
   tryFixes?: boolean;
   /** Limits for the search of a forbidden candidate (when nothing satisfies the condition). */
   limits?: ExploreLimits;
+  /** Names the source place of a position (a TypeScript suite: file:line); default "line N". */
+  where?: (pos: Pos) => string | undefined;
+  /** Explain at most this many of the outcomes that satisfy the condition (default: all). */
+  maxWitnesses?: number;
 }
 
 export function traceReport(r: CheckResult, model: Model, opts: TraceOptions = {}): string {
@@ -37,7 +42,7 @@ export function traceReport(r: CheckResult, model: Model, opts: TraceOptions = {
     }
     if (fw) {
       out.push(`Candidate reaching ${label(fw.values)} is forbidden by the "${fw.axiom}" axiom:`);
-      out.push(...describe(prog, fw.exec));
+      out.push(...describe(prog, fw.exec, opts.where));
       const cycle = model.explain?.(fw.exec, fw.axiom);
       if (cycle) {
         const steps = stepNumbers(fw.exec);
@@ -54,10 +59,12 @@ export function traceReport(r: CheckResult, model: Model, opts: TraceOptions = {
     return out.join('\n');
   }
   const poSteps: PoStep[] = [];
-  for (const o of outcomes) {
+  const shown = outcomes.filter((o) => o.witness).slice(0, opts.maxWitnesses ?? outcomes.length);
+  if (shown.length < outcomes.length) out.push(`(${outcomes.length} outcomes satisfy the condition; the first ${shown.length === 1 ? 'is' : `${shown.length} are`} explained.)`);
+  for (const o of shown) {
     if (!o.witness) continue;
     out.push(`Witness for ${label(o.values)}${o.positive ? ' (satisfies the condition)' : ''}, ${o.count} execution${o.count === 1 ? '' : 's'}:`);
-    out.push(...describe(prog, o.witness));
+    out.push(...describe(prog, o.witness, opts.where));
     const analysis = analyse(prog, model, o.witness);
     out.push(...analysis.lines);
     poSteps.push(...analysis.poSteps);
@@ -68,7 +75,7 @@ export function traceReport(r: CheckResult, model: Model, opts: TraceOptions = {
 }
 
 /** The execution as numbered steps per CPU. */
-function describe(prog: Program, x: Execution): string[] {
+function describe(prog: Program, x: Execution, place?: (pos: Pos) => string | undefined): string[] {
   const steps = stepNumbers(x);
   const lines: string[] = [];
   for (const th of prog.threads) {
@@ -83,7 +90,7 @@ function describe(prog: Program, x: Execution): string[] {
         continue;
       }
       lastStep = st;
-      const where = e.pos ? `line ${e.pos.line}` : '';
+      const where = e.pos ? (place?.(e.pos) ?? `line ${e.pos.line}`) : '';
       lines.push(`    ${st.split('.')[1].padStart(2)}. ${(e.text ?? '').padEnd(22)} ${txt}${where ? `   (${where})` : ''}`);
     }
   }

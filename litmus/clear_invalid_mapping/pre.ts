@@ -1,0 +1,55 @@
+// The code before the patch: nfs_set_cache_invalid() does
+// cache_validity |= flags under i_lock, and nfs_clear_invalid_mapping()
+// checks both bits only under i_lock. nrpages is taken as non-zero;
+// nfs_ooo_clear(), fscache and tracing are left out. The loop runs once.
+
+import { READ_ONCE, WRITE_ONCE, observe, smp_load_acquire, smp_store_release, smp_wmb, spin_lock, spin_unlock, type int } from '../kernel.js';
+import { INVALIDATED, NFS_INO_INVALID_DATA, VALID, WAIT, type Inode } from './inode.js';
+
+/** Called with i_lock held. */
+export function nfs_set_cache_invalid(inode: Inode, flags: int): void {
+  const cache_validity = READ_ONCE(inode.cache_validity);
+  WRITE_ONCE(inode.cache_validity, cache_validity | flags);
+}
+
+/** wait_on_bit(INVALIDATING) is test_bit_acquire(): true means it would sleep. */
+export function wait_on_bit_invalidating(inode: Inode): boolean {
+  return smp_load_acquire(inode.flags) === 1;
+}
+
+/**
+ * How the code tests NFS_INO_INVALIDATING: test_bit(). observe() records
+ * the value seen (2: cleared again) for scenarios that ask about it.
+ */
+export function nfs_test_invalidating(inode: Inode): boolean {
+  const bit = READ_ONCE(inode.flags);
+  observe('invalidating', bit);
+  return bit === 1;
+}
+
+export function nfs_clear_invalid_mapping(inode: Inode): int {
+  if (wait_on_bit_invalidating(inode)) return WAIT;
+  return nfs_clear_invalid_mapping_locked(inode);
+}
+
+/** The part of nfs_clear_invalid_mapping() from spin_lock(&inode->i_lock) on. */
+export function nfs_clear_invalid_mapping_locked(inode: Inode): int {
+  spin_lock(inode.i_lock);
+  if (nfs_test_invalidating(inode)) {
+    spin_unlock(inode.i_lock);
+    return WAIT;
+  }
+  const cache_validity = READ_ONCE(inode.cache_validity);
+  observe('cache_validity', cache_validity);
+  if ((cache_validity & NFS_INO_INVALID_DATA) === 0) {
+    spin_unlock(inode.i_lock);
+    return VALID;
+  }
+  WRITE_ONCE(inode.flags, 1); // set_bit(NFS_INO_INVALIDATING)
+  smp_wmb();
+  WRITE_ONCE(inode.cache_validity, cache_validity & ~NFS_INO_INVALID_DATA);
+  spin_unlock(inode.i_lock);
+  WRITE_ONCE(inode.pages, 0); // nfs_invalidate_mapping()
+  smp_store_release(inode.flags, 2); // clear_bit_unlock(NFS_INO_INVALIDATING)
+  return INVALIDATED;
+}

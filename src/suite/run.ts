@@ -1,0 +1,133 @@
+// Checks a TypeScript suite: every version against every scenario. Prints,
+// in this order: the verdict on the version under review, the scenario x
+// version grid, what each scenario checks, and one explained trace for each
+// failing cell of the version under review. herd7's blocks only on request.
+
+import { dirname, relative } from 'node:path';
+import { checkTest, type CheckResult } from '../check.js';
+import type { Pos } from '../parse/ast.js';
+import { getModel } from '../../models/index.js';
+import { LimitError, LitmusError } from '../parse/errors.js';
+import { herdBlock } from '../report/herd.js';
+import { suiteVerdict, type SuiteRow } from '../report/suite.js';
+import { SuiteError } from './modules.js';
+import { readSuite, type Suite, type SuiteTest } from './read.js';
+
+export interface SuiteRunOptions {
+  model: string;
+  unroll?: number;
+  maxExecutions?: number;
+  timeoutMs?: number;
+  /** Print herd7's block for every test. */
+  herd?: boolean;
+  /** Explain every reachable outcome of the version under review (default on). */
+  explain?: boolean;
+}
+
+export interface CellResult {
+  version: string;
+  scenario: string;
+  result?: CheckResult;
+  error?: string;
+}
+
+export interface SuiteRun {
+  suite?: Suite;
+  cells: CellResult[];
+  /** 0: checked; 2: bad input or a limit. */
+  status: 0 | 2;
+  out: string[];
+  errors: string[];
+}
+
+export async function runSuite(file: string, opts: SuiteRunOptions): Promise<SuiteRun> {
+  const run: SuiteRun = { cells: [], status: 0, out: [], errors: [] };
+  const model = getModel(opts.model);
+  if (!model) {
+    run.errors.push(`unknown model "${opts.model}" (lkmm, sc, x86-tso)`);
+    run.status = 2;
+    return run;
+  }
+  let suite: Suite;
+  try {
+    suite = await readSuite(file);
+  } catch (e) {
+    if (e instanceof SuiteError) {
+      run.errors.push(e.format());
+      run.status = 2;
+      return run;
+    }
+    throw e;
+  }
+  run.suite = suite;
+  for (const t of suite.tests) {
+    const cell = checkCell(t, model, opts, t.version === suite.underReview || suite.underReview === undefined);
+    run.cells.push(cell);
+    if (cell.error) {
+      run.errors.push(cell.error);
+      run.status = 2;
+    }
+  }
+  if (opts.herd) {
+    for (const c of run.cells) if (c.result) run.out.push(herdBlock(c.result), '');
+  }
+  const verdict = verdictLine(suite, run.cells);
+  if (verdict) run.out.push(verdict, '');
+  run.out.push(suite.title, '', grid(suite, run.cells), '');
+  for (const s of suite.scenarios) run.out.push(`  ${s.name}: ${s.says}`);
+  if (opts.explain !== false) {
+    const { traceReport } = await import('../report/trace.js');
+    for (const c of run.cells) {
+      if (c.version !== suite.underReview || !c.result || c.result.observation === 'Never') continue;
+      run.out.push('', `${c.scenario} in ${c.version}: how the bad outcome happens`);
+      const files = suite.tests.find((t) => t.version === c.version && t.scenario === c.scenario)!.files;
+      const where = (p: Pos) => {
+        const f = files.get(p);
+        return f ? `${relative(dirname(suite.file), f)}:${p.line}` : undefined;
+      };
+      run.out.push(traceReport(c.result, model, { tryFixes: true, limits: { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs }, where, maxWitnesses: 1 }));
+    }
+  }
+  return run;
+}
+
+function checkCell(t: SuiteTest, model: NonNullable<ReturnType<typeof getModel>>, opts: SuiteRunOptions, witnesses: boolean): CellResult {
+  const cell: CellResult = { version: t.version, scenario: t.scenario };
+  try {
+    cell.result = checkTest(t.test, { model, unroll: opts.unroll, maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs, keepWitnesses: witnesses });
+  } catch (e) {
+    if (e instanceof LitmusError) cell.error = e.format(t.files.get(e.pos) ?? `${t.scenario}-${t.version}`);
+    else if (e instanceof LimitError) cell.error = `${t.scenario} in ${t.version}: ${e.message}`;
+    else throw e;
+  }
+  return cell;
+}
+
+/** The first line: can the version under review reach the bad outcome? */
+export function verdictLine(suite: Suite, cells: CellResult[]): string | undefined {
+  if (!suite.underReview) return undefined;
+  const mine = cells.filter((c) => c.version === suite.underReview);
+  const checked = mine.filter((c) => c.result);
+  const missing = suite.scenarios.filter((s) => !checked.some((c) => c.scenario === s.name)).map((s) => s.name);
+  const rows: SuiteRow[] = cells
+    .filter((c) => c.result)
+    .map((c) => ({ test: `${c.scenario}-${c.version}`, version: c.version, scenario: c.scenario, verdict: c.result!.observation, expected: '', matches: undefined }));
+  const line = suiteVerdict(rows, { underReview: suite.underReview, baseline: suite.baseline, badOutcome: suite.badOutcome });
+  if (missing.length === 0) return line;
+  return `${line ?? ''} Not checked for "${suite.underReview}": ${missing.join(', ')} (see the errors above).`.trim();
+}
+
+/** Scenarios down, versions across, each cell the verdict ("error" when it could not be checked). */
+export function grid(suite: Suite, cells: CellResult[]): string {
+  const head = ['scenario', ...suite.versions.map((v) => (v === suite.underReview ? `${v} (under review)` : v))];
+  const body = suite.scenarios.map((s) => [
+    s.name,
+    ...suite.versions.map((v) => {
+      const c = cells.find((x) => x.scenario === s.name && x.version === v);
+      return c?.result ? c.result.observation : c?.error ? 'error' : '-';
+    }),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  return [fmt(head), fmt(widths.map((w) => '-'.repeat(w))), ...body.map(fmt)].join('\n');
+}
