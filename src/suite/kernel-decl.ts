@@ -3,10 +3,19 @@
 // (src/events/primitives.ts), so the two cannot drift: a test compares the
 // committed file with this output, and `npm run gen:kernel` rewrites it.
 
-import { lookupPrimitive, primitiveNames, type PrimitiveInfo } from '../events/primitives.js';
+import { lookupPrimitive, primitiveNames, type Lowered, type PrimitiveInfo } from '../events/primitives.js';
+
+/**
+ * Which argument of a primitive is the address. A Lowered operation (the
+ * bit operations, op(nr, addr)) takes it last.
+ */
+export function addressArg(info: PrimitiveInfo | Lowered): number {
+  return 'prim' in info ? info.addrArg : info.arity - 1;
+}
 
 /** The TypeScript type of a primitive's address argument. */
-function addressType(info: PrimitiveInfo): string {
+function addressType(info: PrimitiveInfo | Lowered): string {
+  if (!('prim' in info)) return 'Ref';
   const kind = info.prim.kind;
   if (kind.startsWith('spin_')) return 'spinlock_t';
   if (kind.startsWith('srcu_')) return 'srcu_struct';
@@ -14,17 +23,18 @@ function addressType(info: PrimitiveInfo): string {
 }
 
 /** One `export declare function` line for a primitive. */
-export function declaration(name: string, info: PrimitiveInfo): string {
+export function declaration(name: string, info: PrimitiveInfo | Lowered): string {
   const params: string[] = [];
+  const addr = addressArg(info);
   for (let i = 0; i < info.arity; i++) {
-    params.push(i === info.addrArg ? `p: ${addressType(info)}` : `${argName(info, i)}: int`);
+    params.push(i === addr ? `p: ${addressType(info)}` : `${argName(info, i)}: int`);
   }
   return `export declare function ${name}(${params.join(', ')}): ${info.returns ? 'int' : 'void'};`;
 }
 
-function argName(info: PrimitiveInfo, i: number): string {
-  const others = [...Array(info.arity).keys()].filter((k) => k !== info.addrArg);
-  const names = others.length === 1 ? ['v'] : ['a', 'b', 'c'];
+function argName(info: PrimitiveInfo | Lowered, i: number): string {
+  const others = [...Array(info.arity).keys()].filter((k) => k !== addressArg(info));
+  const names = !('prim' in info) ? ['nr'] : others.length === 1 ? ['v'] : ['a', 'b', 'c'];
   return names[others.indexOf(i)];
 }
 

@@ -10,7 +10,8 @@
 
 import type { Node } from 'ts-morph';
 import type { Expr, Pos, Stmt, BinOp } from '../parse/ast.js';
-import { lookupPrimitive, type PrimitiveInfo } from '../events/primitives.js';
+import { lookupPrimitive, type Lowered, type PrimitiveInfo } from '../events/primitives.js';
+import { addressArg } from './kernel-decl.js';
 import type { Module, Modules } from './modules.js';
 
 export type LocType = 'int' | 'spinlock_t' | 'srcu_struct';
@@ -511,21 +512,22 @@ class ThreadBuilder {
     return { k: 'void' };
   }
 
-  private primitive(name: string, info: PrimitiveInfo, args: Node[], scope: Scope, out: Stmt[], wantValue: boolean, e: Node, hint?: string): Val {
+  private primitive(name: string, info: PrimitiveInfo | Lowered, args: Node[], scope: Scope, out: Stmt[], wantValue: boolean, e: Node, hint?: string): Val {
     const m = scope.module;
     const pos = this.L.pos(m, e);
     if (args.length !== info.arity) throw this.err(m, e, `${name} takes ${info.arity} argument${info.arity === 1 ? '' : 's'}, not ${args.length}`);
+    const addrArg = addressArg(info);
     const cargs: Expr[] = args.map((a, i) => {
-      if (i !== info.addrArg) return this.value(a, scope, out);
+      if (i !== addrArg) return this.value(a, scope, out);
       const v = this.expr(a, scope, out);
       if (v.k !== 'path' || v.path.length === 0) throw this.err(m, a, `${name} needs a shared location here (a field of the state)`);
       const loc = v.path.join('_');
-      const kind = info.prim.kind;
+      const kind = 'prim' in info ? info.prim.kind : 'bitop';
       this.L.useLoc(loc, kind.startsWith('spin_') ? 'spinlock_t' : kind.startsWith('srcu_') ? 'srcu_struct' : 'int', m, a);
       this.usedLocs.add(loc);
       const ref: Expr = { kind: 'name', name: loc, pos: this.L.pos(m, a) };
       this.L.locRefs.add(ref);
-      const style = 'addr' in info.prim ? info.prim.addr : 'pointer';
+      const style = 'prim' in info && 'addr' in info.prim ? info.prim.addr : 'pointer';
       return style === 'lvalue' ? { kind: 'deref', arg: ref, pos: ref.pos } : ref;
     });
     const call: Expr = { kind: 'call', name, args: cargs, pos };
