@@ -187,7 +187,7 @@ async function checkSuite(file: string, o: CheckFlags, jsonOut: JsonEntry[]): Pr
   const { runSuite } = await import('../suite/run.js');
   const run = await runSuite(file, {
     model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout,
-    herd: o.herd, explain: !o.quiet && !o.json,
+    herd: o.herd, explain: !o.quiet && !o.json, quiet: o.quiet, trace: o.trace,
   });
   for (const e of run.errors) console.error(e);
   if (o.json) {
@@ -195,7 +195,7 @@ async function checkSuite(file: string, o: CheckFlags, jsonOut: JsonEntry[]): Pr
       if (c.result) jsonOut.push({ ...toJson(file, c.result, { version: c.version, scenario: c.scenario }), status: c.result.matches === false ? 'mismatch' : 'ok' });
     }
     if (run.errors.length) jsonOut.push({ file, status: 'error', errors: run.errors.map((message) => ({ file, message })) });
-  } else if (run.out.length) console.log(run.out.join('\n') + '\n');
+  } else if (run.out.length) console.log(run.out.join('\n') + (o.quiet ? '' : '\n'));
   const mismatch = run.cells.some((c) => c.result?.matches === false);
   return run.status === 2 ? 2 : mismatch ? 1 : 0;
 }

@@ -86,6 +86,22 @@ program
   });
 
 program
+  .command('new')
+  .description('write a new test to edit: NAME.litmus (C) or, with --ts, NAME.ts (a TypeScript scenario)')
+  .argument('<name>', 'the test name (or a path ending in .litmus or .ts)')
+  .option('--from <shape>', 'the shape to start from: MP, SB, LB, 2+2W', 'MP')
+  .option('--ts', 'write a TypeScript scenario instead of a C test')
+  .action(async (name: string, o: { from: string; ts?: boolean }) => {
+    const { writeNewTest } = await import('./new.js');
+    try {
+      console.log(`wrote ${writeNewTest(name, o.from, o.ts ?? false)}`);
+    } catch (e) {
+      console.error(`litmus new: ${(e as Error).message}`);
+      process.exitCode = 2;
+    }
+  });
+
+program
   .command('merge')
   .description('merge --json outputs (e.g. of --shard runs) into one')
   .argument('<files...>', 'JSON files written by "litmus check --json"')

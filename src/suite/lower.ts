@@ -117,8 +117,16 @@ export class Lowerer {
     else if (N.isObjectLiteralExpression(body)) t.returnValue(body, scope, ret, out);
     else t.exprStatement(body, scope, out);
     const observed = new Map([...keys].map((k) => [k, k]));
-    for (const [k, reg] of t.observed) observed.set(k, reg);
-    return { body: [...t.declarations(), ...out], keys: observed, locs: t.usedLocs };
+    const code = [...t.declarations(), ...out];
+    // An observed value's register takes the observed name (swapping with a local that had it).
+    const swap = new Map<string, string>();
+    for (const [k, reg] of t.observed) {
+      if (reg !== k && t.has(k)) swap.set(k, reg);
+      if (reg !== k) swap.set(reg, k);
+      observed.set(k, k);
+    }
+    if (swap.size) code.forEach((s) => renameStmt(s, swap, this.locRefs));
+    return { body: code, keys: observed, locs: t.usedLocs };
   }
 
   paramName(module: Module, p: Node): string {
@@ -171,6 +179,10 @@ class ThreadBuilder {
   private depth = 0;
 
   constructor(private readonly L: Lowerer) {}
+
+  has(name: string): boolean {
+    return this.names.has(name);
+  }
 
   reserve(name: string): void {
     this.names.add(name);
@@ -621,3 +633,60 @@ function describe(kind: string): string {
   return kind.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
 }
 
+
+export function renameStmt(s: Stmt, map: Map<string, string>, refs: Set<Expr>): void {
+  const e = (x: Expr) => renameExpr(x, map, refs);
+  const st = (x: Stmt) => renameStmt(x, map, refs);
+  switch (s.kind) {
+    case 'decl':
+      s.name = map.get(s.name) ?? s.name;
+      if (s.init) e(s.init);
+      return;
+    case 'assign':
+      e(s.target);
+      e(s.value);
+      return;
+    case 'expr':
+      e(s.expr);
+      return;
+    case 'if':
+      e(s.cond);
+      st(s.then);
+      if (s.else) st(s.else);
+      return;
+    case 'while':
+      e(s.cond);
+      st(s.body);
+      return;
+    case 'block':
+      s.body.forEach(st);
+      return;
+    case 'empty':
+      return;
+  }
+}
+
+/** Registers only: the location names the lowerer wrote (refs) keep their names. */
+function renameExpr(x: Expr, map: Map<string, string>, refs: Set<Expr>): void {
+  const e = (y: Expr) => renameExpr(y, map, refs);
+  switch (x.kind) {
+    case 'name':
+      if (!refs.has(x)) x.name = map.get(x.name) ?? x.name;
+      return;
+    case 'call':
+      x.args.forEach(e);
+      return;
+    case 'deref':
+    case 'addr':
+    case 'unary':
+    case 'cast':
+      e(x.arg);
+      return;
+    case 'binary':
+      e(x.left);
+      e(x.right);
+      return;
+    case 'num':
+      return;
+  }
+}

@@ -7,7 +7,7 @@ import { basename, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import type { Node } from 'ts-morph';
 import type { CondExpr, CondTerm, Expr, InitItem, LitmusTest, Param, Pos, Process, Stmt } from '../parse/ast.js';
-import { Lowerer, fold, type LocType } from './lower.js';
+import { Lowerer, fold, renameStmt, type LocType } from './lower.js';
 import { Modules, SuiteError, type Module } from './modules.js';
 
 export interface SuiteTest {
@@ -21,6 +21,8 @@ export interface SuiteTest {
 
 export interface Suite {
   file: string;
+  /** A single test (the file's default export is a scenario), not a suite. */
+  single: boolean;
   title: string;
   underReview?: string;
   baseline?: string;
@@ -49,6 +51,7 @@ interface ScenarioDef {
   init?: Node;
   threads: Node[];
   exists: Node;
+  result?: string;
 }
 
 class SuiteReader {
@@ -68,7 +71,7 @@ class SuiteReader {
       const sc = this.scenarioDef(m, call.node);
       const name = basename(file).replace(/\.ts$/, '');
       return {
-        file, title: sc.says, versions: [name], scenarios: [{ name: sc.name, says: sc.says }],
+        file, single: true, title: sc.says, versions: [name], scenarios: [{ name: sc.name, says: sc.says }],
         tests: [this.test(sc, m, name, sc.name)],
       };
     }
@@ -87,7 +90,7 @@ class SuiteReader {
     const tests: SuiteTest[] = [];
     for (const sc of scenarios) for (const [vname, vmod] of versions) tests.push(this.test(sc, vmod, vname, `${sc.name}-${vname}`));
     return {
-      file, title, underReview, baseline, badOutcome,
+      file, single: false, title, underReview, baseline, badOutcome,
       versions: versions.map(([n]) => n),
       scenarios: scenarios.map((s) => ({ name: s.name, says: s.says })),
       tests,
@@ -179,7 +182,9 @@ class SuiteReader {
     if (!exists) throw this.mods.error(m, node, 'missing "exists" (the outcome to look for)');
     const name = this.str(m, args, 'name');
     if (!/^[A-Za-z0-9_.+-]+$/.test(name)) throw this.mods.error(m, args.get('name')!, 'a scenario name uses letters, digits and - _ . +');
-    return { name, says: this.str(m, args, 'says'), module: m, node, init: args.get('init'), threads: threads.getElements(), exists };
+    const result = this.str(m, args, 'result', true);
+    if (result !== undefined && !['Never', 'Sometimes', 'Always'].includes(result)) throw this.mods.error(m, args.get('result')!, 'result is Never, Sometimes or Always');
+    return { name, says: this.str(m, args, 'says'), module: m, node, init: args.get('init'), threads: threads.getElements(), exists, result };
   }
 
   /** One C test: a scenario's threads with the version's functions inlined. */
@@ -205,7 +210,7 @@ class SuiteReader {
       pos: pos0,
     }));
     const test: LitmusTest = {
-      arch: 'C', name, init: initItems, processes, locations: [], quantifier: 'exists', condition, conditionPos: this.mods.pos(sc.module, sc.exists),
+      arch: 'C', name, result: sc.result, init: initItems, processes, locations: [], quantifier: 'exists', condition, conditionPos: this.mods.pos(sc.module, sc.exists),
     };
     L.files.set(test.conditionPos, sc.module.file);
     return { version: vname, scenario: sc.name, says: sc.says, test, files: L.files };
@@ -351,59 +356,3 @@ function avoidLocations(body: Stmt[], locs: Set<string>, refs: Set<Expr>): Map<s
   return map;
 }
 
-function renameStmt(s: Stmt, map: Map<string, string>, refs: Set<Expr>): void {
-  const e = (x: Expr) => renameExpr(x, map, refs);
-  const st = (x: Stmt) => renameStmt(x, map, refs);
-  switch (s.kind) {
-    case 'decl':
-      s.name = map.get(s.name) ?? s.name;
-      if (s.init) e(s.init);
-      return;
-    case 'assign':
-      e(s.target);
-      e(s.value);
-      return;
-    case 'expr':
-      e(s.expr);
-      return;
-    case 'if':
-      e(s.cond);
-      st(s.then);
-      if (s.else) st(s.else);
-      return;
-    case 'while':
-      e(s.cond);
-      st(s.body);
-      return;
-    case 'block':
-      s.body.forEach(st);
-      return;
-    case 'empty':
-      return;
-  }
-}
-
-/** Registers only: the location names the lowerer wrote (refs) keep their names. */
-function renameExpr(x: Expr, map: Map<string, string>, refs: Set<Expr>): void {
-  const e = (y: Expr) => renameExpr(y, map, refs);
-  switch (x.kind) {
-    case 'name':
-      if (!refs.has(x)) x.name = map.get(x.name) ?? x.name;
-      return;
-    case 'call':
-      x.args.forEach(e);
-      return;
-    case 'deref':
-    case 'addr':
-    case 'unary':
-    case 'cast':
-      e(x.arg);
-      return;
-    case 'binary':
-      e(x.left);
-      e(x.right);
-      return;
-    case 'num':
-      return;
-  }
-}

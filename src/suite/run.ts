@@ -8,7 +8,7 @@ import { checkTest, type CheckResult } from '../check.js';
 import type { Pos } from '../parse/ast.js';
 import { getModel } from '../../models/index.js';
 import { LimitError, LitmusError } from '../parse/errors.js';
-import { herdBlock } from '../report/herd.js';
+import { herdBlock, humanLine } from '../report/herd.js';
 import { suiteVerdict, type SuiteRow } from '../report/suite.js';
 import { SuiteError } from './modules.js';
 import { readSuite, type Suite, type SuiteTest } from './read.js';
@@ -22,6 +22,10 @@ export interface SuiteRunOptions {
   herd?: boolean;
   /** Explain every reachable outcome of the version under review (default on). */
   explain?: boolean;
+  /** A single test: only the one-line summary (no herd block). */
+  quiet?: boolean;
+  /** A single test: its witnesses, as `check --trace` shows them. */
+  trace?: boolean;
 }
 
 export interface CellResult {
@@ -68,6 +72,18 @@ export async function runSuite(file: string, opts: SuiteRunOptions): Promise<Sui
       run.status = 2;
     }
   }
+  if (suite.single) {
+    // One test: reported as a .litmus file is.
+    const r = run.cells[0]?.result;
+    if (!r) return run;
+    if (!opts.quiet) run.out.push(herdBlock(r));
+    run.out.push(humanLine(r));
+    if (opts.trace) {
+      const { traceReport } = await import('../report/trace.js');
+      run.out.push(traceReport(r, model, { tryFixes: true, limits: { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs }, where: placeOf(suite, suite.tests[0]) }));
+    }
+    return run;
+  }
   if (opts.herd) {
     for (const c of run.cells) if (c.result) run.out.push(herdBlock(c.result), '');
   }
@@ -80,15 +96,19 @@ export async function runSuite(file: string, opts: SuiteRunOptions): Promise<Sui
     for (const c of run.cells) {
       if (c.version !== suite.underReview || !c.result || c.result.observation === 'Never') continue;
       run.out.push('', `${c.scenario} in ${c.version}: how the bad outcome happens`);
-      const files = suite.tests.find((t) => t.version === c.version && t.scenario === c.scenario)!.files;
-      const where = (p: Pos) => {
-        const f = files.get(p);
-        return f ? `${relative(dirname(suite.file), f)}:${p.line}` : undefined;
-      };
+      const where = placeOf(suite, suite.tests.find((t) => t.version === c.version && t.scenario === c.scenario)!);
       run.out.push(traceReport(c.result, model, { tryFixes: true, limits: { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs }, where, maxWitnesses: 1 }));
     }
   }
   return run;
+}
+
+/** Names a position of a test as file:line, relative to the suite's folder. */
+function placeOf(suite: Suite, t: SuiteTest): (p: Pos) => string | undefined {
+  return (p) => {
+    const f = t.files.get(p);
+    return f ? `${relative(dirname(suite.file), f)}:${p.line}` : undefined;
+  };
 }
 
 function checkCell(t: SuiteTest, model: NonNullable<ReturnType<typeof getModel>>, opts: SuiteRunOptions, witnesses: boolean): CellResult {

@@ -1,0 +1,209 @@
+// The TypeScript front end: the typed kernel module against the primitive
+// table, inlining (version overrides, returns, short-circuits, ghosts), the
+// tests it builds compared with the same tests written in C, its messages for
+// what it does not support, and `litmus new`.
+
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { kernelDeclarations } from '../src/suite/kernel-decl.js';
+import { readSuite } from '../src/suite/read.js';
+import { runSuite } from '../src/suite/run.js';
+import { printLitmus } from '../src/parse/printer.js';
+import { checkSource } from '../src/check.js';
+import { lkmm } from '../models/lkmm.js';
+import { newTest } from '../src/cli/new.js';
+import { primitiveNames } from '../src/events/primitives.js';
+import { ROOT } from './util.js';
+
+const KERNEL = join(ROOT, 'litmus', 'kernel.js');
+
+/** Writes files into a fresh folder; returns the folder. */
+function folder(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'litmus-ts-'));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text.replaceAll('KERNEL', KERNEL));
+  return dir;
+}
+
+const MP = `import { READ_ONCE, WRITE_ONCE, smp_load_acquire, smp_store_release, scenario, type Ref } from 'KERNEL';
+interface S { data: Ref; flag: Ref }
+export function publish(s: S): void {
+  WRITE_ONCE(s.data, 1);
+  WRITE_ONCE(s.flag, 1);
+}
+export function consume(s: S): number {
+  if (READ_ONCE(s.flag) === 0) return -1;
+  return READ_ONCE(s.data);
+}
+export default scenario({
+  name: 'mp',
+  says: 'message passing',
+  threads: [(s: S) => publish(s), (s: S) => ({ got: consume(s) })],
+  exists: ([, p1]) => p1.got === 0,
+});
+void smp_load_acquire; void smp_store_release;
+`;
+
+describe('the typed kernel module', () => {
+  it('litmus/kernel.d.ts is what the primitive table generates (npm run gen:kernel)', () => {
+    expect(readFileSync(join(ROOT, 'litmus', 'kernel.d.ts'), 'utf8')).toBe(kernelDeclarations());
+  });
+
+  it('declares every primitive, with its address typed by what it points to', () => {
+    const text = kernelDeclarations();
+    for (const p of primitiveNames()) expect(text).toContain(`export declare function ${p}(`);
+    expect(text).toContain('export declare function spin_lock(p: spinlock_t): void;');
+    expect(text).toContain('export declare function smp_load_acquire(p: Ref): int;');
+    expect(text).toContain('export declare function test_bit_acquire(nr: int, p: Ref): int;');
+    expect(text).toContain('export declare function atomic_add(v: int, p: Ref): void;');
+  });
+});
+
+describe('a single TypeScript test', () => {
+  it('inlines its functions and gives the verdict of the same test in C', async () => {
+    const dir = folder({ 'mp.ts': MP.replace('void smp_load_acquire; void smp_store_release;\n', '') });
+    const s = await readSuite(join(dir, 'mp.ts'));
+    expect(s.single).toBe(true);
+    const c = printLitmus(s.tests[0].test);
+    // The early return ends the path: what follows is the else branch.
+    expect(c).toMatch(/r0 = READ_ONCE\(\*flag\);\n\tif \(r0 == 0\)\n\t\{\n\t\tconsume = \(-1\);\n\t\}\n\telse\n\t\{\n\t\tr1 = READ_ONCE\(\*data\);/);
+    const ts = checkSource(c, { model: lkmm });
+    const handC = checkSource(
+      'C mp\n{}\nP0(int *data, int *flag)\n{\n\tWRITE_ONCE(*data, 1);\n\tWRITE_ONCE(*flag, 1);\n}\n' +
+        'P1(int *data, int *flag)\n{\n\tint r0;\n\tint r1;\n\tr1 = -1;\n\tr0 = READ_ONCE(*flag);\n\tif (r0 != 0) r1 = READ_ONCE(*data);\n}\nexists (1:r1=0)\n',
+      { model: lkmm },
+    );
+    expect([ts.observation, ts.positive, ts.negative]).toEqual([handC.observation, handC.positive, handC.negative]);
+    expect(ts.observation).toBe('Sometimes');
+  });
+
+  it('a version module overrides only the functions it changes; calls resolve in the version', async () => {
+    const dir = folder({
+      'base.ts': MP.replace(/export default scenario[\s\S]*$/, ''),
+      'fixed.ts': `export * from './base.js';
+import { READ_ONCE, WRITE_ONCE, smp_load_acquire, smp_store_release, type Ref } from 'KERNEL';
+interface S { data: Ref; flag: Ref }
+export function publish(s: S): void {
+  WRITE_ONCE(s.data, 1);
+  smp_store_release(s.flag, 1);
+}
+export function consume(s: S): number {
+  if (smp_load_acquire(s.flag) === 0) return -1;
+  return READ_ONCE(s.data);
+}
+`,
+      'halfway.ts': `export * from './base.js';
+import { WRITE_ONCE, smp_store_release, type Ref } from 'KERNEL';
+interface S { data: Ref; flag: Ref }
+export function publish(s: S): void {
+  WRITE_ONCE(s.data, 1);
+  smp_store_release(s.flag, 1);
+}
+`,
+      'suite.ts': `import { scenario, suite, type Ref } from 'KERNEL';
+import * as base from './base.js';
+import * as halfway from './halfway.js';
+import * as fixed from './fixed.js';
+import { consume, publish } from './base.js';
+interface S { data: Ref; flag: Ref }
+const mp = scenario({
+  name: 'mp', says: 'the reader sees the flag but not the data',
+  threads: [(s: S) => publish(s), (s: S) => ({ got: consume(s) })],
+  exists: ([, p1]) => p1.got === 0,
+});
+export default suite({ title: 'MP', underReview: 'halfway', baseline: 'base', badOutcome: 'a stale read', versions: { base, halfway, fixed }, scenarios: [mp] });
+`,
+    });
+    const run = await runSuite(join(dir, 'suite.ts'), { model: 'lkmm', explain: false });
+    expect(run.errors).toEqual([]);
+    expect(run.cells.map((c) => `${c.version}:${c.result!.observation}`)).toEqual(['base:Sometimes', 'halfway:Sometimes', 'fixed:Never']);
+    expect(run.out[0]).toBe('Version "halfway" (under review): a stale read CAN happen, in 1 of 1 scenarios: mp (also possible in "base").');
+  });
+
+  it('short-circuit && keeps the right side\'s access conditional; observe() records without an access', async () => {
+    const dir = folder({
+      't.ts': `import { READ_ONCE, WRITE_ONCE, observe, scenario, type Ref } from 'KERNEL';
+interface S { x: Ref; y: Ref }
+export default scenario({
+  name: 't', says: 'conditional read',
+  threads: [
+    (s: S) => { WRITE_ONCE(s.x, 1); WRITE_ONCE(s.y, 1); },
+    (s: S) => {
+      const both = READ_ONCE(s.x) === 1 && READ_ONCE(s.y) === 1;
+      observe('both', both);
+      return { r: both ? 2 : 3 };
+    },
+  ],
+  exists: ([, p1]) => p1.r === 2 && p1.both === 1,
+});
+`,
+    });
+    const s = await readSuite(join(dir, 't.ts'));
+    const c = printLitmus(s.tests[0].test);
+    // y is read only inside the branch taken when x was 1.
+    expect(c).toMatch(/r0 = READ_ONCE\(\*x\);\n\tif \(r0 == 1\)\n\t\{\n\t\tr1 = READ_ONCE\(\*y\);/);
+    const r = checkSource(c, { model: lkmm });
+    expect(r.observation).toBe('Sometimes');
+    expect(r.states.map((st) => st.bindings.map(([k, v]) => `${k}=${v}`).join(' '))).toEqual(['1:both=0 1:r=3', '1:both=1 1:r=2']);
+  });
+});
+
+describe('messages: file:line:col', () => {
+  async function error(files: Record<string, string>, entry: string): Promise<string> {
+    const dir = folder(files);
+    const run = await runSuite(join(dir, entry), { model: 'lkmm', explain: false });
+    return run.errors.join('\n').replace(dir + '/', '');
+  }
+
+  it('unsupported TypeScript in a function', async () => {
+    const e = await error({
+      't.ts': `import { WRITE_ONCE, scenario, type Ref } from 'KERNEL';
+interface S { x: Ref }
+function f(s: S): void {
+  for (let i = 0; i < 2; i++) WRITE_ONCE(s.x, i);
+}
+export default scenario({ name: 't', says: 'x', threads: [(s: S) => f(s)], exists: (_, mem) => mem.x === 1 });
+`,
+    }, 't.ts');
+    expect(e).toBe('t.ts:4:3: unsupported TypeScript in a litmus function: for statement');
+  });
+
+  it('an unknown function, a location used as a value, a wrong argument count', async () => {
+    const head = `import { READ_ONCE, WRITE_ONCE, scenario, type Ref } from 'KERNEL';\ninterface S { x: Ref }\n`;
+    const one = (body: string) => ({ 't.ts': `${head}export default scenario({ name: 't', says: 'x', threads: [(s: S) => { ${body} }], exists: (_, mem) => mem.x === 1 });\n` });
+    expect(await error(one('nosuch(s.x);'), 't.ts')).toBe('t.ts:3:71: unknown function "nosuch" (neither a suite function nor a kernel primitive)');
+    expect(await error(one('WRITE_ONCE(s.x, s.x);'), 't.ts')).toBe('t.ts:3:87: a shared location is not a value: read it with READ_ONCE() or another primitive');
+    expect(await error(one('READ_ONCE(s.x, 1);'), 't.ts')).toBe('t.ts:3:71: READ_ONCE takes 1 argument, not 2');
+    void WRITE_ONCE_unused;
+  });
+
+  it('an unknown underReview is an error', async () => {
+    const e = await error({
+      'pre.ts': `import { WRITE_ONCE, type Ref } from 'KERNEL';\nexport function f(s: { x: Ref }): void { WRITE_ONCE(s.x, 1); }\n`,
+      'suite.ts': `import { scenario, suite, type Ref } from 'KERNEL';
+import * as pre from './pre.js';
+import { f } from './pre.js';
+const s1 = scenario({ name: 's1', says: 'x', threads: [(s: { x: Ref }) => f(s)], exists: (_, mem) => mem.x === 1 });
+export default suite({ title: 't', underReview: 'v9', badOutcome: 'x', versions: { pre }, scenarios: [s1] });
+`,
+    }, 'suite.ts');
+    expect(e).toBe('suite.ts:5:49: underReview "v9" is not one of the versions (pre)');
+  });
+});
+
+const WRITE_ONCE_unused = 0;
+
+describe('litmus new', () => {
+  it('C tests from each shape parse, with a Result: stub; TS tests read and check', async () => {
+    for (const shape of ['MP', 'SB', 'LB', '2+2W']) {
+      const c = newTest('t', shape, false);
+      expect(c).toMatch(/^C t\n\n\(\*\n \* Result: TODO/);
+      expect(checkSource(c, { model: lkmm }).observation).toBe('Sometimes');
+      const dir = folder({ 't.ts': newTest('t', shape, true, KERNEL) });
+      const run = await runSuite(join(dir, 't.ts'), { model: 'lkmm', quiet: true });
+      expect(run.errors).toEqual([]);
+      expect(run.cells[0].result!.observation, shape).toBe(checkSource(c, { model: lkmm }).observation);
+    }
+  });
+});
