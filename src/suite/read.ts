@@ -210,7 +210,7 @@ class SuiteReader {
       pos: pos0,
     }));
     const test: LitmusTest = {
-      arch: 'C', name, result: sc.result, init: initItems, processes, locations: [], quantifier: 'exists', condition, conditionPos: this.mods.pos(sc.module, sc.exists),
+      arch: 'C', name, info: [], result: sc.result, init: initItems, processes, locations: [], quantifier: 'exists', condition, conditionPos: this.mods.pos(sc.module, sc.exists),
     };
     L.files.set(test.conditionPos, sc.module.file);
     return { version: vname, scenario: sc.name, says: sc.says, test, files: L.files };
