@@ -127,16 +127,35 @@ export function computeDomain(prog: Program): ValueDomain {
   // on. A value is computed through a chain of distinct write events, and an
   // execution has at most `maxWrites` of them, so that many rounds suffice.
   let fresh: Set<number>[] = values.map(() => new Set());
-  const add = (t: number, loc: number, v: number): boolean => {
+  // What each thread writes where, by instruction: a read cannot see a
+  // write of its own thread that comes later in program order (coherence,
+  // in every model here), so it sees the initial value, other threads'
+  // writes, and its own earlier ones (all of its own in a thread with loops).
+  const ownAt: Map<number, Map<number, Set<number>>>[] = prog.threads.map(() => new Map());
+  const add = (t: number, loc: number, v: number, pc: number): boolean => {
     let m = mayWrite[t].get(loc);
     if (!m) mayWrite[t].set(loc, (m = new Set()));
     m.add(v);
+    let byPc = ownAt[t].get(loc);
+    if (!byPc) ownAt[t].set(loc, (byPc = new Map()));
+    let here = byPc.get(pc);
+    if (!here) byPc.set(pc, (here = new Set()));
+    const isNew = !here.has(v);
+    here.add(v);
     if (!values[loc].has(v) && !fresh[loc].has(v)) {
       fresh[loc].add(v);
       if (values[loc].size + fresh[loc].size > DOMAIN_CAP) bounded = false;
-      return true;
     }
-    return false;
+    return isNew;
+  };
+  const loops = prog.threads.map((th) => th.code.some((ins, pc) => (ins.op === 'jump' && ins.target <= pc) || (ins.op === 'branch' && ins.ifFalse <= pc)));
+  const readable = (t: number, loc: number, pc: number, out: Set<number>): void => {
+    out.add(prog.initValues[loc]);
+    mayWrite.forEach((m, u) => {
+      if (u !== t || loops[t]) for (const v of m.get(loc) ?? []) out.add(v);
+    });
+    if (loops[t]) return;
+    for (const [wpc, vs] of ownAt[t].get(loc) ?? []) if (wpc < pc) for (const v of vs) out.add(v);
   };
   const lastStates: Map<string, { pc: number; regs: AbsRegs }>[] = prog.threads.map(() => new Map());
   const hasLoop = prog.threads.some((th) => th.code.some((i) => i.op === 'loopcheck'));
@@ -225,7 +244,7 @@ export function computeDomain(prog: Program): ValueDomain {
             const p = ins.prim;
             const locs = locsOf(absEval(ins.addr, regs));
             const readVals = new Set<number>();
-            for (const l of locs) for (const v of values[l]) readVals.add(v);
+            for (const l of locs) readable(th.index, l, pc, readVals);
             const arg = (i: number) => absEval(ins.args[i], regs);
             let result = new Set<number>([0]);
             switch (p.kind) {
@@ -235,21 +254,21 @@ export function computeDomain(prog: Program): ValueDomain {
                 break;
               case 'store':
               case 'srcu_unlock':
-                for (const l of locs) for (const v of arg(1)) changed = add(th.index, l, v) || changed;
+                for (const l of locs) for (const v of arg(1)) changed = add(th.index, l, v, pc) || changed;
                 break;
               case 'xchg':
                 result = readVals;
-                for (const l of locs) for (const v of arg(1)) changed = add(th.index, l, v) || changed;
+                for (const l of locs) for (const v of arg(1)) changed = add(th.index, l, v, pc) || changed;
                 break;
               case 'cmpxchg':
                 result = readVals;
-                for (const l of locs) for (const v of arg(2)) changed = add(th.index, l, v) || changed;
+                for (const l of locs) for (const v of arg(2)) changed = add(th.index, l, v, pc) || changed;
                 break;
               case 'atomic': {
                 const operand = p.operand === 'arg' ? arg(0) : new Set([p.operand]);
                 const news = new Set<number>();
                 for (const a of readVals) for (const b of operand) news.add(binop(p.op, a, b));
-                for (const l of locs) for (const v of news) changed = add(th.index, l, v) || changed;
+                for (const l of locs) for (const v of news) changed = add(th.index, l, v, pc) || changed;
                 if (p.ret === 'old') result = readVals;
                 else if (p.ret === 'new') {
                   result = news;
@@ -260,19 +279,19 @@ export function computeDomain(prog: Program): ValueDomain {
               }
               case 'add_unless': {
                 for (const l of locs) for (const a of readVals) for (const b of arg(1)) {
-                  changed = add(th.index, l, a + b) || changed;
+                  changed = add(th.index, l, a + b, pc) || changed;
                 }
                 result = new Set([0, 1]);
                 break;
               }
               case 'spin_lock':
-                for (const l of locs) changed = add(th.index, l, 1) || changed;
+                for (const l of locs) changed = add(th.index, l, 1, pc) || changed;
                 break;
               case 'spin_unlock':
-                for (const l of locs) changed = add(th.index, l, 0) || changed;
+                for (const l of locs) changed = add(th.index, l, 0, pc) || changed;
                 break;
               case 'spin_trylock':
-                for (const l of locs) changed = add(th.index, l, 1) || changed;
+                for (const l of locs) changed = add(th.index, l, 1, pc) || changed;
                 result = new Set([0, 1]);
                 break;
               case 'spin_is_locked':

@@ -72,6 +72,16 @@ type StateOf<T> = T extends readonly [(s: infer S) => unknown, ...unknown[]] ? S
  */
 export declare function observe(name: string, v: int | boolean): void;
 
+/**
+ * interrupted(() => task, () => handler): the handler runs on the same CPU as
+ * the task, to completion, at one point where the task has interrupts
+ * enabled: before it, at one of the irq_window()s its code reaches, or after
+ * it. litmus checks one test per point; the outcome counts if any allows it.
+ */
+export declare function interrupted(task: () => void, handler: () => void): void;
+/** A point where the code runs with interrupts enabled between two instructions (e.g. inside a non-irq-safe read-modify-write). */
+export declare function irq_window(): void;
+
 /** One scenario: threads calling the code under test, and the outcome to look for. */
 export interface Scenario {
   readonly __scenario: true;

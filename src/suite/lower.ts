@@ -81,10 +81,20 @@ export class Lowerer {
   /** The expressions that name a location (not a register), for renaming registers. */
   readonly locRefs = new Set<Expr>();
 
+  /**
+   * Where the handler of `interrupted(task, handler)` runs: 0 before the
+   * task, k at the task's k-th irq_window(), Infinity after it. `windows`
+   * counts the irq_window()s the task's code reaches (set by lowering).
+   */
+  irq = { at: Infinity, windows: 0, used: false };
+
   constructor(
     private readonly mods: Modules,
     private readonly version: Module | undefined,
-  ) {}
+    irqAt = Infinity,
+  ) {
+    this.irq.at = irqAt;
+  }
 
   /** A thread: a one-parameter arrow function over the state. Returns its C body and its observed keys. */
   thread(fn: Node, module: Module): { body: Stmt[]; keys: Map<string, string>; locs: Set<string> } {
@@ -499,11 +509,63 @@ class ThreadBuilder {
     if (!N.isIdentifier(callee)) throw this.err(m, callee, 'only calls of named functions are supported');
     const name = callee.getText();
     if (name === 'observe' && this.L.modules.isKernelName(m, name)) return this.observe(e.getArguments(), scope, out, e);
+    if (name === 'irq_window' && this.L.modules.isKernelName(m, name)) return this.irqWindow(e.getArguments(), scope, out, e);
+    if (name === 'interrupted' && this.L.modules.isKernelName(m, name)) return this.interrupted(e.getArguments(), scope, out, e);
     const fn = this.L.modules.func(this.L.versionModule, m, name);
     if (fn) return this.inline(fn.value, fn.module, e.getArguments(), scope, out, wantValue, e);
     const info = lookupPrimitive(name);
     if (info) return this.primitive(name, info, e.getArguments(), scope, out, wantValue, e, hint);
     throw this.err(m, callee, `unknown function "${name}" (neither a suite function nor a kernel primitive)`);
+  }
+
+  /** The handler of the interrupted() being lowered, while its task is lowered. */
+  private handler: { body: Node; scope: Scope } | undefined;
+  private inHandler = false;
+
+  /**
+   * interrupted(() => task, () => handler): the handler runs on this CPU, to
+   * completion, at one point where the task has interrupts enabled: before
+   * it, at one of its irq_window()s, or after it (one test per point).
+   */
+  private interrupted(args: Node[], scope: Scope, out: Stmt[], e: Node): Val {
+    const m = scope.module;
+    const N = this.N;
+    const [task, handler] = args;
+    const fnBody = (f: Node | undefined) => {
+      if (!f || !N.isArrowFunction(f) || f.getParameters().length > 0) throw this.err(m, f ?? e, 'interrupted() takes two arrow functions without parameters: interrupted(() => task(...), () => handler(...))');
+      return f.getBody();
+    };
+    const taskBody = fnBody(task);
+    const handlerBody = fnBody(handler);
+    if (this.L.irq.used || this.inHandler) throw this.err(m, e, 'one interrupted() per scenario');
+    this.L.irq.used = true;
+    const irq = this.L.irq;
+    if (irq.at === 0) this.runHandler(handlerBody, scope, out);
+    this.handler = { body: handlerBody, scope };
+    this.arrowBody(taskBody, scope.child(), out);
+    this.handler = undefined;
+    if (irq.at > irq.windows) this.runHandler(handlerBody, scope, out);
+    return { k: 'void' };
+  }
+
+  /** irq_window(): a point where this CPU may take an interrupt (interrupts enabled, between two instructions). */
+  private irqWindow(args: Node[], scope: Scope, out: Stmt[], e: Node): Val {
+    if (args.length) throw this.err(scope.module, e, 'irq_window() takes no arguments');
+    if (!this.handler || this.inHandler) return { k: 'void' }; // no interrupt to place, or handlers run with interrupts off
+    const n = ++this.L.irq.windows;
+    if (n === this.L.irq.at) this.runHandler(this.handler.body, this.handler.scope, out);
+    return { k: 'void' };
+  }
+
+  private runHandler(body: Node, scope: Scope, out: Stmt[]): void {
+    this.inHandler = true;
+    this.arrowBody(body, scope.child(), out);
+    this.inHandler = false;
+  }
+
+  private arrowBody(body: Node, scope: Scope, out: Stmt[]): void {
+    if (this.N.isBlock(body)) this.block(body.getStatements(), scope, { k: 'void' }, out, null);
+    else this.exprStatement(body, scope, out);
   }
 
   /** observe('name', v): a ghost register the condition can read; no event. */

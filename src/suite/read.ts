@@ -17,6 +17,8 @@ export interface SuiteTest {
   test: LitmusTest;
   /** Which file each position in the test came from. */
   files: Map<Pos, string>;
+  /** Where the interrupt lands, for a scenario with interrupted(). */
+  variant?: string;
 }
 
 export interface Suite {
@@ -72,7 +74,7 @@ class SuiteReader {
       const name = basename(file).replace(/\.ts$/, '');
       return {
         file, single: true, title: sc.says, versions: [name], scenarios: [{ name: sc.name, says: sc.says }],
-        tests: [this.test(sc, m, name, sc.name)],
+        tests: this.tests(sc, m, name, sc.name),
       };
     }
     const title = this.str(m, args, 'title');
@@ -88,7 +90,7 @@ class SuiteReader {
       throw this.mods.error(m, args.get('baseline')!, `baseline "${baseline}" is not one of the versions`);
     }
     const tests: SuiteTest[] = [];
-    for (const sc of scenarios) for (const [vname, vmod] of versions) tests.push(this.test(sc, vmod, vname, `${sc.name}-${vname}`));
+    for (const sc of scenarios) for (const [vname, vmod] of versions) tests.push(...this.tests(sc, vmod, vname, `${sc.name}-${vname}`));
     return {
       file, single: false, title, underReview, baseline, badOutcome,
       versions: versions.map(([n]) => n),
@@ -188,8 +190,27 @@ class SuiteReader {
   }
 
   /** One C test: a scenario's threads with the version's functions inlined. */
-  private test(sc: ScenarioDef, version: Module, vname: string, name: string): SuiteTest {
-    const L = new Lowerer(this.mods, version);
+  /**
+   * The tests of a scenario in a version: one, or with interrupted(), one per
+   * point where the interrupt can land (before, at each window, after).
+   */
+  private tests(sc: ScenarioDef, version: Module, vname: string, name: string): SuiteTest[] {
+    const after = this.test(sc, version, vname, name, Infinity);
+    if (!after.irq.used) return [after.t];
+    const out: SuiteTest[] = [];
+    for (let at = 0; at <= after.irq.windows; at++) {
+      const t = this.test(sc, version, vname, `${name}-irq${at}`, at).t;
+      t.variant = at === 0 ? 'interrupt before' : `interrupt at irq_window ${at}`;
+      out.push(t);
+    }
+    after.t.test.name = `${name}-irq${after.irq.windows + 1}`;
+    after.t.variant = 'interrupt after';
+    out.push(after.t);
+    return out;
+  }
+
+  private test(sc: ScenarioDef, version: Module, vname: string, name: string, irqAt: number): { t: SuiteTest; irq: Lowerer['irq'] } {
+    const L = new Lowerer(this.mods, version, irqAt);
     const threads = sc.threads.map((t) => L.thread(t, sc.module));
     const renames = threads.map((t) => avoidLocations(t.body, new Set(L.locs.keys()), L.locRefs));
     const keys = threads.map((t, i) => new Map([...t.keys].map(([k, reg]) => [k, renames[i].get(reg) ?? reg])));
@@ -213,7 +234,7 @@ class SuiteReader {
       arch: 'C', name, info: [], result: sc.result, init: initItems, processes, locations: [], quantifier: 'exists', condition, conditionPos: this.mods.pos(sc.module, sc.exists),
     };
     L.files.set(test.conditionPos, sc.module.file);
-    return { version: vname, scenario: sc.name, says: sc.says, test, files: L.files };
+    return { t: { version: vname, scenario: sc.name, says: sc.says, test, files: L.files }, irq: L.irq };
   }
 
   private init(m: Module, n: Node, path: string[], out: Map<string, number>): void {

@@ -31,7 +31,10 @@ export interface SuiteRunOptions {
 export interface CellResult {
   version: string;
   scenario: string;
+  /** The verdict of the cell: of its one test, or combined over its interrupt points. */
   result?: CheckResult;
+  /** With interrupted(): each interrupt point's result. */
+  variants?: { variant: string; result: CheckResult }[];
   error?: string;
 }
 
@@ -66,10 +69,19 @@ export async function runSuite(file: string, opts: SuiteRunOptions): Promise<Sui
   run.suite = suite;
   for (const t of suite.tests) {
     const cell = checkCell(t, model, opts, t.version === suite.underReview || suite.underReview === undefined);
-    run.cells.push(cell);
     if (cell.error) {
       run.errors.push(cell.error);
       run.status = 2;
+    }
+    const same = run.cells.find((c) => c.version === t.version && c.scenario === t.scenario);
+    if (!same) {
+      run.cells.push(cell.result && t.variant ? { ...cell, variants: [{ variant: t.variant, result: cell.result }] } : cell);
+      continue;
+    }
+    if (cell.error) same.error = cell.error;
+    if (cell.result && same.variants) {
+      same.variants.push({ variant: t.variant!, result: cell.result });
+      same.result = combine(same.variants.map((v) => v.result));
     }
   }
   if (suite.single) {
@@ -96,11 +108,26 @@ export async function runSuite(file: string, opts: SuiteRunOptions): Promise<Sui
     for (const c of run.cells) {
       if (c.version !== suite.underReview || !c.result || c.result.observation === 'Never') continue;
       run.out.push('', `${c.scenario} in ${c.version}: how the bad outcome happens`);
-      const where = placeOf(suite, suite.tests.find((t) => t.version === c.version && t.scenario === c.scenario)!);
+      const where = placeOf(suite, suite.tests.find((t) => t.test.name === c.result!.name)!);
+      const v = c.variants?.find((x) => x.result.name === c.result!.name);
+      if (v) run.out.push(`(${v.variant}: ${c.variants!.filter((x) => x.result.positive > 0).map((x) => x.variant).join(', ')} reach it)`);
       run.out.push(traceReport(c.result, model, { tryFixes: true, limits: { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs }, where, maxWitnesses: 1 }));
     }
   }
   return run;
+}
+
+/**
+ * One verdict over the interrupt points of a cell: the outcome can happen if
+ * it can at some point (the counts add up; the first test with a witness
+ * stands for the cell in traces).
+ */
+function combine(results: CheckResult[]): CheckResult {
+  const positive = results.reduce((a, r) => a + r.positive, 0);
+  const negative = results.reduce((a, r) => a + r.negative, 0);
+  const base = results.find((r) => r.positive > 0) ?? results[0];
+  const observation = positive === 0 ? 'Never' : negative === 0 ? 'Always' : 'Sometimes';
+  return { ...base, positive, negative, observation, flags: [...new Set(results.flatMap((r) => r.flags))] };
 }
 
 /** Names a position of a test as file:line, relative to the suite's folder. */
