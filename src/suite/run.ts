@@ -68,6 +68,8 @@ export async function runSuite(file: string, opts: SuiteRunOptions): Promise<Sui
   }
   run.suite = suite;
   for (const t of suite.tests) {
+    // Let the event loop breathe between tests (a caller may have timers or messages to answer).
+    await new Promise((done) => setImmediate(done));
     const cell = checkCell(t, model, opts, t.version === suite.underReview || suite.underReview === undefined);
     if (cell.error) {
       run.errors.push(cell.error);
