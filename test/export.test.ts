@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { checkSource, type CheckResult } from '../src/check.js';
 import { lkmm } from '../models/lkmm.js';
 import { parseLitmus } from '../src/parse/parser.js';
-import { exportLitmus } from '../src/export/export.js';
+import { exportLitmus, exportTest } from '../src/export/export.js';
+import { printLitmus } from '../src/parse/printer.js';
+import { readSuite } from '../src/suite/read.js';
 import { herdFindings } from '../src/export/lint.js';
 import { LitmusError } from '../src/parse/errors.js';
 import { CLI, NFS_DIR, ROOT, litmus, stateSet } from './util.js';
@@ -46,15 +48,26 @@ function litmusFiles(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.litmus')).map((f) => join(dir, f));
 }
 
+const SUITES = ['clear_invalid_mapping', 'nfsd_io_stats', 'sb_iostats'];
+
 describe('the shipped suites', () => {
   it('every .litmus file under litmus/ is herd7-readable (lint clean)', async () => {
-    const files = litmusFiles(join(ROOT, 'litmus'));
-    expect(files.length).toBeGreaterThan(0);
-    for (const f of files) {
+    for (const f of litmusFiles(join(ROOT, 'litmus'))) {
       expect(findings(readFileSync(f, 'utf8')), f).toEqual([]);
       await breather();
     }
   });
+
+  it('every test of the bundled TypeScript suites exports lint clean and is judged as the original', async () => {
+    for (const name of SUITES) {
+      const suite = await readSuite(join(ROOT, 'litmus', name, 'suite.ts'));
+      expect(suite.tests.length, name).toBeGreaterThan(0);
+      for (const t of suite.tests) expect(findings(exportTest(t.test)), t.test.name).toEqual([]);
+    }
+    // Judged alike: a few of them (all of them run in the suites' own tests).
+    const nfs = await readSuite(join(NFS_DIR, 'suite.ts'));
+    for (const name of ['s1-publish-v1', 's2-twosetters-v1']) roundTrip(printLitmus(nfs.tests.find((t) => t.test.name === name)!.test));
+  }, 120_000);
 });
 
 describe('litmus export', () => {
@@ -123,12 +136,6 @@ describe('litmus export', () => {
   it('refuses a call no table knows, as check does', () => {
     const text = litmus('unknown', ['\tsmp_memb();'], 'exists (x=0)', { params: ['int *x'] });
     expect(() => exportLitmus(text)).toThrowError(/unknown primitive "smp_memb"/);
-  });
-
-  it('exported NFS tests are judged as the originals', () => {
-    for (const name of ['cim-s1-publish-patch', 'cim-s2-twosetters-patch']) {
-      roundTrip(readFileSync(join(NFS_DIR, `${name}.litmus`), 'utf8'));
-    }
   });
 
   it('random programs of bit operations: the export is lint clean and judged alike', async () => {
@@ -221,10 +228,12 @@ describe('litmus export (command line)', () => {
       const r = await cli(['export', 'clear_invalid_mapping', '--out', out]);
       expect(r.stderr).toBe('');
       expect(r.status).toBe(0);
+      // A TypeScript suite: one file per scenario and version, named so, with the checker's verdict as Result:.
       const written = litmusFiles(out).map((f) => f.slice(out.length + 1)).sort();
-      const shipped = litmusFiles(NFS_DIR).map((f) => f.slice(NFS_DIR.length + 1)).sort();
-      expect(written).toEqual(shipped);
+      const scenarios = ['s1-publish', 's2-twosetters', 's3-inflight', 's4-tworeaders', 's5-emptied', 's6-rerequest'];
+      expect(written).toEqual(scenarios.flatMap((s) => ['pre', 'v1', 'v2', 'fix'].map((v) => `${s}-${v}.litmus`)).sort());
       for (const f of litmusFiles(out)) expect(findings(readFileSync(f, 'utf8')), f).toEqual([]);
+      expect(readFileSync(join(out, 's3-inflight-v1.litmus'), 'utf8')).toMatch(/^C s3-inflight-v1\n\n\(\*\n \* Result: Sometimes\n \*\n \* Version: v1\n \* Scenario: s3-inflight: /);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

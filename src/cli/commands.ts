@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { exportLitmus } from '../export/export.js';
+import { exportLitmus, exportTest } from '../export/export.js';
 import { LitmusError } from '../parse/errors.js';
 import { resolveInputs, shard } from './inputs.js';
 import { failedReport, runOne, toJson, type FileReport, type JsonError, type JsonResult, type RunOptions } from './run-one.js';
@@ -142,8 +142,8 @@ function jsonReport(status: number, results: JsonEntry[], suites?: unknown[]) {
 }
 
 /** `litmus export`: each input written herd7-readable into `out` (a folder's files keep their place below it). */
-export function runExport(inputs: string[], out: string): number {
-  const { files, folders, missing } = resolveInputs(inputs);
+export async function runExport(inputs: string[], out: string): Promise<number> {
+  const { files, folders, missing, suites } = resolveInputs(inputs);
   let status = 0;
   for (const m of missing) {
     console.error(`${m}: no such file, folder or bundled test`);
@@ -166,8 +166,49 @@ export function runExport(inputs: string[], out: string): number {
       status = 2;
     } else written++;
   }
-  console.log(`exported ${written} of ${files.length} file${files.length === 1 ? '' : 's'} to ${out}`);
+  let total = files.length;
+  for (const s of suites) {
+    const r = await exportSuite(s, out);
+    for (const e of r.errors) console.error(e);
+    if (r.errors.length) status = 2;
+    written += r.written;
+    total += r.total;
+  }
+  console.log(`exported ${written} of ${total} test${total === 1 ? '' : 's'} to ${out}`);
   return status;
+}
+
+/**
+ * A TypeScript suite's tests as herd7-readable files, one per version and
+ * scenario, each with a header naming both and the checker's verdict as its
+ * Result: line (so that herd7's answers can be compared, e.g. by judgelitmus.sh).
+ */
+async function exportSuite(file: string, out: string): Promise<{ written: number; total: number; errors: string[] }> {
+  const { runSuite } = await import('../suite/run.js');
+  const run = await runSuite(file, { model: 'lkmm', explain: false, keepTests: true });
+  const errors = [...run.errors];
+  let written = 0;
+  const tests = run.suite?.tests ?? [];
+  for (const t of tests) {
+    const r = run.results.get(t.test.name);
+    const header = [
+      '(*',
+      ...(r ? [` * Result: ${r.observation}`, ' *'] : []),
+      ` * Version: ${t.version}`,
+      ` * Scenario: ${t.scenario}${t.variant ? ` (${t.variant})` : ''}: ${t.says}`,
+      ` *`,
+      ` * Exported by litmus from ${relative(process.cwd(), file) || file}; the exists clause is the bad outcome.`,
+      ' *)',
+    ].join('\n');
+    const target = join(out, `${t.test.name}.litmus`);
+    try {
+      writeFileSync(target, exportTest({ ...t.test, result: undefined }, header));
+      written++;
+    } catch (e) {
+      errors.push(e instanceof LitmusError ? e.format(t.files.get(e.pos) ?? file) : `${file}: ${t.test.name}: ${(e as Error).message}`);
+    }
+  }
+  return { written, total: tests.length, errors };
 }
 
 function exportFile(file: string, target: string): string | undefined {

@@ -52,7 +52,7 @@ program
   .requiredOption('--out <dir>', 'folder to write the exported files into')
   .action(async (inputs: string[], o: { out: string }) => {
     const { runExport } = await import('./commands.js');
-    process.exitCode = runExport(inputs, o.out);
+    process.exitCode = await runExport(inputs, o.out);
   });
 
 program

@@ -440,21 +440,35 @@ class ThreadBuilder {
       const cop = op === tok.ExclamationToken ? '!' : op === tok.TildeToken ? '~' : op === tok.MinusToken ? '-' : undefined;
       if (!cop) throw this.err(m, e, 'increments are statements here (x++;), not values');
       if (a.k === 'num') return { k: 'num', v: fold(cop === '-' ? 'neg' : cop, a.v) };
-      return { k: 'expr', e: { kind: 'unary', op: cop, arg: this.asExpr(a, m, e.getOperand()), pos: pos() } };
+      // As binary operators: herd7's C has no unary ones.
+      const x = this.asExpr(a, m, e.getOperand());
+      const p = pos();
+      const num = (v: number): Expr => ({ kind: 'num', value: v, pos: p });
+      if (cop === '!') return { k: 'expr', e: binary('==', x, num(0), p) };
+      return { k: 'expr', e: binary('-', num(cop === '~' ? -1 : 0), x, p) };
     }
     if (N.isBinaryExpression(e)) {
       const op = e.getOperatorToken().getText();
       const bop = BINOPS[op];
       if (!bop) throw this.err(m, e, op.endsWith('=') ? 'an assignment is a statement here, not a value' : `the operator "${op}" is not supported`);
       const left = this.expr(e.getLeft(), scope, out);
-      if ((bop === '&&' || bop === '||') && hasCall(e.getRight(), this.L.ts.SyntaxKind.CallExpression)) {
-        // Short-circuit: the right side's calls happen only when needed.
+      if ((bop === '&&' || bop === '||') && left.k === 'num') {
+        // Known left side: the right side alone decides, or is not evaluated.
+        if ((bop === '&&') === (left.v === 0)) return { k: 'num', v: bop === '&&' ? 0 : 1 };
+        const r = this.expr(e.getRight(), scope, out);
+        if (r.k === 'num') return { k: 'num', v: Number(r.v !== 0) };
+        const rx = this.asExpr(r, m, e.getRight());
+        return { k: 'expr', e: isComparison(rx) ? rx : binary('!=', rx, { kind: 'num', value: 0, pos: pos() }, pos()) };
+      }
+      if (bop === '&&' || bop === '||') {
+        // Short-circuit: the right side's calls happen only when needed
+        // (and herd7's C has no && or ||: an if gives the 0 or 1).
         const t = this.fresh(hint ?? 'cond');
         const l = this.asExpr(left, m, e.getLeft());
         const rightOut: Stmt[] = [];
         const r = this.value(e.getRight(), scope, rightOut);
         const p = pos();
-        const truth = (x: Expr): Expr => ({ kind: 'binary', op: '!=', left: x, right: { kind: 'num', value: 0, pos: p }, pos: p });
+        const truth = (x: Expr): Expr => (isComparison(x) ? x : { kind: 'binary', op: '!=', left: x, right: { kind: 'num', value: 0, pos: p }, pos: p });
         const stop = assign(t, { kind: 'num', value: bop === '&&' ? 0 : 1, pos: p }, p);
         const go = [...rightOut, assign(t, truth(r), p)];
         out.push(bop === '&&' ? ifStmt(l, go, [stop], p) : ifStmt(l, [stop], go, p));
@@ -658,6 +672,11 @@ function assign(name: string, value: Expr, pos: Pos): Stmt {
   return { kind: 'assign', target: { kind: 'name', name, pos }, value, pos };
 }
 
+/** An expression that is already 0 or 1. */
+function isComparison(e: Expr): boolean {
+  return e.kind === 'binary' && ['==', '!=', '<', '<=', '>', '>='].includes(e.op);
+}
+
 function binary(op: BinOp, left: Expr, right: Expr, pos: Pos): Expr {
   return { kind: 'binary', op, left, right, pos };
 }
@@ -668,10 +687,6 @@ function ifStmt(cond: Expr, then: Stmt[], els: Stmt[], pos: Pos): Stmt {
 
 function hasReturn(n: Node, kind: number): boolean {
   return n.getDescendantsOfKind(kind).length > 0;
-}
-
-function hasCall(n: Node, kind: number): boolean {
-  return n.getKind() === kind || n.getDescendantsOfKind(kind).length > 0;
 }
 
 /** Names a function assigns (its parameters that need a register of their own). */

@@ -219,7 +219,8 @@ class SuiteReader {
     const condition = this.condition(sc.module, sc.exists, keys, L.locs);
     for (const loc of init.keys()) if (!L.locs.has(loc)) L.locs.set(loc, 'int');
     const pos0: Pos = { line: 1, col: 1 };
-    const initItems: InitItem[] = [...L.locs].map(([loc, type]) => ({
+    // Spinlocks and SRCU domains are not in the initial state (herd7 has no size for them).
+    const initItems: InitItem[] = [...L.locs].filter(([, type]) => type === 'int').map(([loc, type]) => ({
       thread: null, name: loc, type: cType(type),
       value: type === 'int' ? { kind: 'num', value: init.get(loc) ?? 0 } : undefined,
       pos: pos0,

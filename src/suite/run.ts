@@ -26,6 +26,8 @@ export interface SuiteRunOptions {
   quiet?: boolean;
   /** A single test: its witnesses, as `check --trace` shows them. */
   trace?: boolean;
+  /** Keep every test's own result by test name (interrupt points included), for export. */
+  keepTests?: boolean;
 }
 
 export interface CellResult {
@@ -40,6 +42,8 @@ export interface CellResult {
 
 export interface SuiteRun {
   suite?: Suite;
+  /** Each test's result by its name (with keepTests). */
+  results: Map<string, CheckResult>;
   cells: CellResult[];
   /** 0: checked; 2: bad input or a limit. */
   status: 0 | 2;
@@ -48,7 +52,7 @@ export interface SuiteRun {
 }
 
 export async function runSuite(file: string, opts: SuiteRunOptions): Promise<SuiteRun> {
-  const run: SuiteRun = { cells: [], status: 0, out: [], errors: [] };
+  const run: SuiteRun = { cells: [], results: new Map(), status: 0, out: [], errors: [] };
   const model = getModel(opts.model);
   if (!model) {
     run.errors.push(`unknown model "${opts.model}" (lkmm, sc, x86-tso)`);
@@ -75,6 +79,7 @@ export async function runSuite(file: string, opts: SuiteRunOptions): Promise<Sui
       run.errors.push(cell.error);
       run.status = 2;
     }
+    if (opts.keepTests && cell.result) run.results.set(t.test.name, cell.result);
     const same = run.cells.find((c) => c.version === t.version && c.scenario === t.scenario);
     if (!same) {
       run.cells.push(cell.result && t.variant ? { ...cell, variants: [{ variant: t.variant, result: cell.result }] } : cell);
