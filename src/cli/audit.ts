@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { getModel } from '../../models/index.js';
 import { parseLitmus } from '../parse/parser.js';
+import { printLitmus } from '../parse/printer.js';
+import type { Model } from '../model/model.js';
 import { buildProgram } from '../program/program.js';
 import { LimitError, LitmusError } from '../parse/errors.js';
 import { auditProgram, auditTable, suiteAuditTable, type AuditResult, type SuiteAudit } from '../report/audit.js';
@@ -27,7 +29,7 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
     console.error(`unknown model "${o.model}" (lkmm, sc, x86-tso)`);
     return 2;
   }
-  const { files, folders, missing } = resolveInputs(inputs);
+  const { files, folders, missing, suites: tsSuites } = resolveInputs(inputs);
   let status = 0;
   for (const m of missing) {
     console.error(`${m}: no such file, folder or bundled test`);
@@ -74,6 +76,15 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
     }
   }
   const suites: SuiteAudit[] = [];
+  for (const entry of tsSuites) {
+    const r = await auditTsSuite(entry, o, model, limits);
+    if (r.status) status = 2;
+    done.push(...r.done);
+    if (r.suite) {
+      suites.push(r.suite);
+      if (!o.json) console.log(suiteAuditTable(r.suite));
+    }
+  }
   for (const [folder, version] of suiteOf) {
     const mine = done.filter((d) => d.meta?.scenario && resolve(dirname(d.file)).startsWith(folder));
     if (mine.length === 0) {
@@ -89,6 +100,50 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
     console.log(JSON.stringify({ tests, suites: suites.map(suiteJson) }, null, 2));
   }
   return status;
+}
+
+/**
+ * A TypeScript suite: the tests of one version (--suite-version, or the one
+ * under review), each audited as the C it is inlined into (devices are named
+ * by its lines, as `litmus export` writes them).
+ */
+async function auditTsSuite(entry: string, o: AuditFlags, model: Model, limits: { maxExecutions: number; timeoutMs: number }) {
+  const out: { status: number; done: { file: string; meta?: SuiteMeta; audit: AuditResult }[]; suite?: SuiteAudit } = { status: 0, done: [] };
+  const { readSuite } = await import('../suite/read.js');
+  const { SuiteError } = await import('../suite/modules.js');
+  let suite;
+  try {
+    suite = await readSuite(entry);
+  } catch (e) {
+    if (!(e instanceof SuiteError)) throw e;
+    console.error(e.format());
+    out.status = 2;
+    return out;
+  }
+  const version = o.suiteVersion ?? suite.underReview ?? suite.versions[0];
+  if (!suite.versions.includes(version)) {
+    console.error(`${entry}: no version "${version}" (${suite.versions.join(', ')})`);
+    out.status = 2;
+    return out;
+  }
+  const scenarios: SuiteAudit['scenarios'] = [];
+  for (const t of suite.tests.filter((x) => x.version === version)) {
+    const text = printLitmus(t.test);
+    try {
+      const audit = auditProgram(buildProgram(parseLitmus(text), { unroll: o.unroll }), model, limits, text.split('\n'));
+      const meta = { version, scenario: t.variant ? `${t.scenario} (${t.variant})` : t.scenario };
+      out.done.push({ file: `${entry}#${t.test.name}`, meta, audit });
+      scenarios.push({ scenario: meta.scenario, audit });
+      if (!o.json) console.log(`${auditTable(audit, model)}\n`);
+    } catch (e) {
+      if (e instanceof LitmusError) console.error(`${entry}: ${t.test.name}: ${e.message}`);
+      else if (e instanceof LimitError) console.error(`${entry}: ${t.test.name}: ${e.message}`);
+      else throw e;
+      out.status = 2;
+    }
+  }
+  out.suite = { version, scenarios };
+  return out;
 }
 
 /** A suite's answer as data: per scenario, the devices (source lines) whose weakening is load-bearing. */
