@@ -4,7 +4,7 @@
 // rewrites what it can (bit operations, reserved names, types, values
 // dropped from a statement) and refuses the rest with these messages.
 
-import type { CondExpr, Expr, LitmusTest, Pos, Stmt } from '../parse/ast.js';
+import { walkStmt, type AstVisitor, type CondExpr, type Expr, type LitmusTest, type Pos, type Stmt } from '../parse/ast.js';
 import type { Token } from '../parse/lexer.js';
 import { testTokens } from '../parse/parser.js';
 import { defName, lookupPrimitive } from '../events/primitives.js';
@@ -37,7 +37,8 @@ export function herdFindings(test: LitmusTest, text?: string): Finding[] {
       name(q.name, q.pos);
       type(q.type, q.pos, `parameter "${q.name}"`);
     }
-    for (const s of p.body) lintStmt(s, add, name, type);
+    const visitor = lintVisitor(add, name, type);
+    for (const s of p.body) walkStmt(s, visitor);
   }
   for (const l of test.locations) name(l.name, l.pos);
   lintCond(test.condition, name);
@@ -50,78 +51,50 @@ type Add = (pos: Pos, message: string, exportable: boolean) => void;
 type Check = (n: string, pos: Pos) => void;
 type TypeCheck = (t: string, pos: Pos, what: string) => void;
 
-function lintStmt(s: Stmt, add: Add, name: Check, type: TypeCheck): void {
-  const expr = (e: Expr) => lintExpr(e, add, name, type);
-  switch (s.kind) {
-    case 'decl':
-      name(s.name, s.pos);
-      type(s.type, s.pos, `"${s.name}"`);
-      if (s.init) expr(s.init);
-      return;
-    case 'assign':
-      expr(s.target);
-      expr(s.value);
-      return;
-    case 'expr':
-      if (s.expr.kind === 'call') {
+/** The checks of one statement or expression; walkStmt visits them all. */
+function lintVisitor(add: Add, name: Check, type: TypeCheck): AstVisitor {
+  return {
+    stmt: (s: Stmt) => {
+      if (s.kind === 'decl') {
+        name(s.name, s.pos);
+        type(s.type, s.pos, `"${s.name}"`);
+      } else if (s.kind === 'expr' && s.expr.kind === 'call') {
         const info = lookupPrimitive(s.expr.name);
         if (info?.returns && defName(s.expr.name)) {
           add(s.pos, `herd7 refuses ${s.expr.name}() as a statement ("Unknown macro"): assign its value or write (void)${s.expr.name}(...)`, true);
         }
       }
-      expr(s.expr);
-      return;
-    case 'if':
-      expr(s.cond);
-      lintStmt(s.then, add, name, type);
-      if (s.else) lintStmt(s.else, add, name, type);
-      return;
-    case 'while':
-      expr(s.cond);
-      lintStmt(s.body, add, name, type);
-      return;
-    case 'block':
-      for (const b of s.body) lintStmt(b, add, name, type);
-      return;
-    case 'empty':
-      return;
-  }
+    },
+    expr: (e: Expr) => lintExpr(e, add, name, type),
+  };
 }
 
+/** The checks of one expression node (its subexpressions are visited on their own). */
 function lintExpr(e: Expr, add: Add, name: Check, type: TypeCheck): void {
-  const sub = (x: Expr) => lintExpr(x, add, name, type);
   switch (e.kind) {
     case 'num':
+    case 'deref':
       return;
     case 'name':
       name(e.name, e.pos);
       return;
-    case 'deref':
-      sub(e.arg);
-      return;
     case 'addr':
       add(e.pos, 'herd7\'s C has no "&" (address-of) in process code: write the location\'s name', e.arg.kind === 'name');
-      sub(e.arg);
       return;
     case 'unary':
       if (!(e.op === '-' && e.arg.kind === 'num')) add(e.pos, `herd7's C has no unary "${e.op}"`, false);
-      sub(e.arg);
       return;
     case 'binary':
       if (!HERD_BINOPS.has(e.op)) add(e.pos, `herd7's C has no "${e.op}"`, false);
-      sub(e.left);
-      sub(e.right);
       return;
     case 'cast':
       if (e.type !== 'void') type(e.type, e.pos, 'a cast');
-      sub(e.arg);
       return;
     case 'call': {
       const info = lookupPrimitive(e.name);
       if (!info) add(e.pos, `unknown primitive "${e.name}" (herd7's linux-kernel.def has no such macro either)`, false);
       else if ('lower' in info) add(e.pos, `${e.name} is not in herd7's linux-kernel.def (litmus export writes it with .def primitives)`, true);
       else if (defName(e.name) !== e.name) add(e.pos, `${e.name} is not in herd7's linux-kernel.def: it is ${defName(e.name)} there`, true);
-      e.args.forEach(sub);
       return;
     }
   }

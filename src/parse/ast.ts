@@ -105,3 +105,64 @@ export interface LitmusTest {
   /** Where the final clause starts, for messages. */
   conditionPos: Pos;
 }
+
+/** What `walkStmt` calls for each statement and each expression it meets, parents before children. */
+export interface AstVisitor {
+  stmt?: (s: Stmt) => void;
+  expr?: (e: Expr) => void;
+}
+
+/** Visit a statement and everything inside it (nesting is bounded by the parser). */
+export function walkStmt(s: Stmt, v: AstVisitor): void {
+  v.stmt?.(s);
+  const expr = (e: Expr): void => walkExpr(e, v);
+  switch (s.kind) {
+    case 'decl':
+      if (s.init) expr(s.init);
+      return;
+    case 'assign':
+      expr(s.target);
+      expr(s.value);
+      return;
+    case 'expr':
+      expr(s.expr);
+      return;
+    case 'if':
+      expr(s.cond);
+      walkStmt(s.then, v);
+      if (s.else) walkStmt(s.else, v);
+      return;
+    case 'while':
+      expr(s.cond);
+      walkStmt(s.body, v);
+      return;
+    case 'block':
+      for (const b of s.body) walkStmt(b, v);
+      return;
+    case 'empty':
+      return;
+  }
+}
+
+/** Visit an expression and its subexpressions. */
+export function walkExpr(e: Expr, v: AstVisitor): void {
+  v.expr?.(e);
+  switch (e.kind) {
+    case 'deref':
+    case 'addr':
+    case 'unary':
+    case 'cast':
+      walkExpr(e.arg, v);
+      return;
+    case 'binary':
+      walkExpr(e.left, v);
+      walkExpr(e.right, v);
+      return;
+    case 'call':
+      for (const a of e.args) walkExpr(a, v);
+      return;
+    case 'num':
+    case 'name':
+      return;
+  }
+}

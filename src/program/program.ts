@@ -3,7 +3,7 @@
 // predicate. Names are resolved and checked here, so that every error a user
 // can make in a test is reported with its position before exploring.
 
-import { isStmt, type CondExpr, type CondTerm, type Expr, type LitmusTest, type Pos, type Process, type Stmt } from '../parse/ast.js';
+import { isStmt, walkStmt, type CondExpr, type CondTerm, type Expr, type LitmusTest, type Pos, type Process, type Stmt } from '../parse/ast.js';
 import { fail, LitmusError } from '../parse/errors.js';
 import { closestPrimitive, lookupPrimitive, type Primitive } from '../events/primitives.js';
 
@@ -556,57 +556,11 @@ export function pureRegs(e: PureExpr, out: number[] = []): number[] {
 function reportUnknownPrimitives(procs: Process[]): void {
   const errors: LitmusError[] = [];
   const expr = (e: Expr): void => {
-    switch (e.kind) {
-      case 'call':
-        if (!lookupPrimitive(e.name)) {
-          const near = closestPrimitive(e.name);
-          errors.push(new LitmusError(`unknown primitive "${e.name}"${near ? ` (did you mean "${near}"?)` : ''}`, e.pos));
-        }
-        e.args.forEach(expr);
-        return;
-      case 'deref':
-      case 'addr':
-      case 'unary':
-      case 'cast':
-        expr(e.arg);
-        return;
-      case 'binary':
-        expr(e.left);
-        expr(e.right);
-        return;
-      default:
-        return;
-    }
+    if (e.kind !== 'call' || lookupPrimitive(e.name)) return;
+    const near = closestPrimitive(e.name);
+    errors.push(new LitmusError(`unknown primitive "${e.name}"${near ? ` (did you mean "${near}"?)` : ''}`, e.pos));
   };
-  const stmt = (s: Stmt): void => {
-    switch (s.kind) {
-      case 'decl':
-        if (s.init) expr(s.init);
-        return;
-      case 'assign':
-        expr(s.target);
-        expr(s.value);
-        return;
-      case 'expr':
-        expr(s.expr);
-        return;
-      case 'if':
-        expr(s.cond);
-        stmt(s.then);
-        if (s.else) stmt(s.else);
-        return;
-      case 'while':
-        expr(s.cond);
-        stmt(s.body);
-        return;
-      case 'block':
-        s.body.forEach(stmt);
-        return;
-      default:
-        return;
-    }
-  };
-  for (const p of procs) p.body.forEach(stmt);
+  for (const p of procs) for (const st of p.body) walkStmt(st, { expr });
   if (errors.length === 0) return;
   const [first, ...others] = errors;
   if (others.length) first.others = others;
