@@ -8,33 +8,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lookupPrimitive, primitiveNames } from '../src/events/primitives.js';
 import { CLI, runNode } from './util.js';
-import { MP_REL_ACQ } from './shapes.js';
+import { MP_REL_ACQ, sbTest } from './shapes.js';
 
 let dir: string;
 
 const litmus = (...args: string[]) => runNode([CLI, ...args], dir);
 
-const SB = `C SB
-(*
+const SB = sbTest(`(*
  * Result: Sometimes
  * Version: v1
  * Scenario: s1 both reads see 0
  *)
-{}
-P0(int *x, int *y)
-{
-\tint r0;
-\tWRITE_ONCE(*x, 1);
-\tr0 = READ_ONCE(*y);
-}
-P1(int *x, int *y)
-{
-\tint r0;
-\tWRITE_ONCE(*y, 1);
-\tr0 = READ_ONCE(*x);
-}
-exists (0:r0=0 /\\ 1:r0=0)
-`;
+`);
 
 const TYPOS = `C typos
 {}

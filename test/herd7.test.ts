@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { herd7Main } from '../src/cli/herd7.js';
 import { herdHash } from '../src/report/hash.js';
 import { CLI, ROOT, runNode } from './util.js';
-import { MP_REL_ACQ } from './shapes.js';
+import { MP_REL_ACQ, SB_PROCS } from './shapes.js';
 
 const HERD7 = join(ROOT, 'dist', 'src', 'cli', 'herd7.js');
 const corpus = process.env.LITMUS_CORPUS ?? join(ROOT, '..', 'shared', 'corpus');
@@ -184,22 +184,6 @@ describe('litmus herd7: output', () => {
   });
 });
 
-const SB_PROCS = `P0(int *x, int *y)
-{
-\tint r0;
-\tWRITE_ONCE(*x, 1);
-\tr0 = READ_ONCE(*y);
-}
-
-P1(int *x, int *y)
-{
-\tint r0;
-\tWRITE_ONCE(*y, 1);
-\tr0 = READ_ONCE(*x);
-}
-
-exists (0:r0=0 /\\ 1:r0=0)
-`;
 
 // --- The kernel's checklitmus.sh flow, re-enacted -----------------------------
 // runlitmus.sh: `herd7 $herdoptions $litmus > $litmus.out 2>&1` (after a

@@ -9,24 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CLI, ROOT } from './util.js';
-import { MP_REL_ACQ } from './shapes.js';
+import { MP_REL_ACQ, sbTest } from './shapes.js';
 
-const SB = `C SB
-{}
-P0(int *x, int *y)
-{
-\tint r0;
-\tWRITE_ONCE(*x, 1);
-\tr0 = READ_ONCE(*y);
-}
-P1(int *x, int *y)
-{
-\tint r0;
-\tWRITE_ONCE(*y, 1);
-\tr0 = READ_ONCE(*x);
-}
-exists (0:r0=0 /\\ 1:r0=0)
-`;
+const SB = sbTest();
 
 /** Four CPUs writing and reading two locations: far more executions than 300 ms can explore. */
 function runaway(): string {

@@ -270,3 +270,22 @@ P1(int *buf, int *flag)
 
 exists (1:r0=1 /\\ 1:r1=0)
 `;
+
+/** SB's two processes and its condition (both reads see 0), for tests that write their own header. */
+export const SB_PROCS = `P0(int *x, int *y)
+{
+\tint r0;
+\tWRITE_ONCE(*x, 1);
+\tr0 = READ_ONCE(*y);
+}
+P1(int *x, int *y)
+{
+\tint r0;
+\tWRITE_ONCE(*y, 1);
+\tr0 = READ_ONCE(*x);
+}
+exists (0:r0=0 /\\ 1:r0=0)
+`;
+
+/** SB as a whole test named `SB`, with an optional header comment before the initial state. */
+export const sbTest = (header = ''): string => `C SB\n${header}{}\n${SB_PROCS}`;

@@ -9,7 +9,7 @@
 // returns on some paths is lowered into the branches that fall through.
 
 import type { Node } from 'ts-morph';
-import type { Expr, Pos, Stmt, BinOp } from '../parse/ast.js';
+import { walkStmt, type Expr, type Pos, type Stmt, type BinOp } from '../parse/ast.js';
 import { lookupPrimitive, type Lowered, type PrimitiveInfo } from '../events/primitives.js';
 import { addressArg } from './kernel-decl.js';
 import type { Module, Modules } from './modules.js';
@@ -711,59 +711,14 @@ function describe(kind: string): string {
 }
 
 
+/** Rename registers (declarations and uses) in place: the location names the lowerer wrote (refs) keep their names. */
 export function renameStmt(s: Stmt, map: Map<string, string>, refs: Set<Expr>): void {
-  const e = (x: Expr) => renameExpr(x, map, refs);
-  const st = (x: Stmt) => renameStmt(x, map, refs);
-  switch (s.kind) {
-    case 'decl':
-      s.name = map.get(s.name) ?? s.name;
-      if (s.init) e(s.init);
-      return;
-    case 'assign':
-      e(s.target);
-      e(s.value);
-      return;
-    case 'expr':
-      e(s.expr);
-      return;
-    case 'if':
-      e(s.cond);
-      st(s.then);
-      if (s.else) st(s.else);
-      return;
-    case 'while':
-      e(s.cond);
-      st(s.body);
-      return;
-    case 'block':
-      s.body.forEach(st);
-      return;
-    case 'empty':
-      return;
-  }
-}
-
-/** Registers only: the location names the lowerer wrote (refs) keep their names. */
-function renameExpr(x: Expr, map: Map<string, string>, refs: Set<Expr>): void {
-  const e = (y: Expr) => renameExpr(y, map, refs);
-  switch (x.kind) {
-    case 'name':
-      if (!refs.has(x)) x.name = map.get(x.name) ?? x.name;
-      return;
-    case 'call':
-      x.args.forEach(e);
-      return;
-    case 'deref':
-    case 'addr':
-    case 'unary':
-    case 'cast':
-      e(x.arg);
-      return;
-    case 'binary':
-      e(x.left);
-      e(x.right);
-      return;
-    case 'num':
-      return;
-  }
+  walkStmt(s, {
+    stmt: (st) => {
+      if (st.kind === 'decl') st.name = map.get(st.name) ?? st.name;
+    },
+    expr: (x) => {
+      if (x.kind === 'name' && !refs.has(x)) x.name = map.get(x.name) ?? x.name;
+    },
+  });
 }
