@@ -1,0 +1,140 @@
+// Waiting reads that no write can satisfy yet: when every unfinished thread
+// waits, the first waiting read guesses a value that a later write must
+// match (load buffering). As in herd's equation solving, a guess is matched
+// only by a write whose value does not come from the guess itself; a cycle
+// of plain copies is instead matched by a symbolic guess (SYM_BASE...),
+// which herd leaves unsolved: it equals no constant, and any computation on
+// it drops the execution. No guess is made where no load-buffering cycle is
+// possible (cycles.ts).
+
+import type { Event, LockKind } from '../events/event.js';
+import { isSymbolic, SYM_BASE } from '../program/program.js';
+import { coherentAt } from './coherence.js';
+import { orderedBeforeLaterWrites } from './cycles.js';
+import { prefixConsistent } from './prefix.js';
+import { othersMayWrite } from './reads.js';
+import type { ExploreState, PrimInstr } from './state.js';
+
+/**
+ * Every unfinished thread waits for a write that only a waiting thread can
+ * make: some read takes its value from a write still to come (a
+ * load-buffering cycle). The first waiting read guesses that value; a
+ * later write must match it (matchPending).
+ */
+export function breakDeadlock(s: ExploreState): void {
+  if (noCycleThrough(s)) {
+    s.counts.pruned++;
+    return;
+  }
+  const i = s.waiting.findIndex((b) => !b.ready && b.r.lock !== 'LKR');
+  if (i < 0) {
+    s.counts.pruned++; // only locks wait: a deadlock
+    return;
+  }
+  const b = s.waiting[i];
+  s.waiting.splice(i, 1);
+  const values = guessableValues(s, b.t, b.r.loc, b.guessKind);
+  // Besides the values other threads may write, symbolic ones: herd keeps
+  // a cycle of plain copies with its value left unsolved. The read may
+  // copy a symbolic value already guessed (the same unsolved variable,
+  // when several reads of the cycle wait), or start a new one.
+  if (!b.guessKind) {
+    const symbols = new Set<number>();
+    for (const e of s.events) if (isSymbolic(e.value)) symbols.add(e.value);
+    symbols.add(SYM_BASE + b.t * 1000 + b.r.poIndex);
+    values.push(...[...symbols].sort((x, y) => x - y));
+  }
+  for (const v of values) {
+    b.r.value = v;
+    s.pending.push(b.r.id);
+    b.k(b.r);
+    s.pending.pop();
+  }
+  b.r.value = 0;
+  s.waiting.splice(i, 0, b);
+}
+
+/** Whether no load-buffering cycle can go through the waiting reads (see cycles.ts). */
+function noCycleThrough(s: ExploreState): boolean {
+  if (s.model.loadBuffering === 'never') return true;
+  if (s.model.loadBuffering === 'any') return false;
+  return s.waiting.every((b) => {
+    const r = b.r;
+    if (r.annot === 'PLAIN') return false;
+    const ts = s.ts[b.t];
+    const ins = s.prog.threads[b.t].code[ts.pc] as PrimInstr;
+    const k = ins.prim.kind;
+    // A read that may belong to a failed RMW (cmpxchg, add_unless) may
+    // order nothing: the bell's Acquire and Mb leave out FailedRMW.
+    const mayFail = k === 'cmpxchg' || k === 'add_unless';
+    const strong = r.lock === 'LKR' || (!mayFail && r.annot === 'ACQUIRE') || (r.annot === 'MB' && (k === 'xchg' || k === 'atomic'));
+    // An exchange's own write does not depend on its read.
+    if (!strong && (k === 'xchg' || k === 'cmpxchg')) return false;
+    return orderedBeforeLaterWrites(s.prog.threads[b.t], ts.pc, ins.dst, strong, r.loc);
+  });
+}
+
+/** The values a read of loc by thread t may guess: what other threads may still write there. */
+function guessableValues(s: ExploreState, t: number, loc: number, kind?: LockKind): number[] {
+  const out = new Set<number>();
+  for (let u = 0; u < s.ts.length; u++) {
+    if (u === t || s.ts[u].done || !s.domain.writesFrom[u][s.ts[u].pc]?.has(loc)) continue;
+    const vs = s.domain.mayWrite[u].get(loc);
+    if (vs) for (const v of vs) out.add(v);
+  }
+  if (kind === 'LKW') return out.has(1) ? [1] : [];
+  if (kind === 'UL') return out.has(0) ? [0] : [];
+  return [...out].sort((a, b) => a - b);
+}
+
+/** Whether every guessed read can still be matched by a write to come. */
+export function pendingStillPossible(s: ExploreState): boolean {
+  for (const id of s.pending) {
+    const r = s.events[id];
+    if (!othersMayWrite(s, r.thread, r.loc, isSymbolic(r.value) ? undefined : r.value)) return false;
+  }
+  for (const b of s.waiting) if (!b.ready && !othersMayWrite(s, b.t, b.r.loc)) return false;
+  return true;
+}
+
+/** Lets each guessed read that w can satisfy read from w, or keep waiting. */
+export function matchPending(s: ExploreState, w: Event, from: number, k: () => void): void {
+  for (let i = from; i < s.pending.length; i++) {
+    const r = s.events[s.pending[i]];
+    if (r.loc !== w.loc || r.value !== w.value || r.lock === 'LKR') continue;
+    // A value computed from the guess itself: herd cannot solve r's
+    // equation (a copy leaves it symbolic: the symbolic guess has it).
+    if (!isSymbolic(r.value) && valueDependsOn(s, w, r)) continue;
+    if (r.lock === 'LF' || r.lock === 'RL') {
+      if (w.lock !== 'LKW') continue;
+    } else if (r.lock === 'RU') {
+      if (w.lock !== 'UL') continue;
+    }
+    // Branch: r reads from w ...
+    s.pending.splice(i, 1);
+    r.rf = w.id;
+    if (coherentAt(s, w.loc) && prefixConsistent(s)) matchPending(s, w, i, k);
+    else s.counts.pruned++;
+    r.rf = -1;
+    s.pending.splice(i, 0, r.id);
+    // ... or from a later write.
+  }
+  k();
+}
+
+/** Whether write w's value is computed from read r's (data dependencies, through rf). */
+function valueDependsOn(s: ExploreState, w: Event, r: Event): boolean {
+  const seen = new Set<number>();
+  const todo = [w];
+  while (todo.length > 0) {
+    const x = todo.pop()!;
+    for (let deps = x.dataDeps, i = 0; deps !== 0n; deps >>= 1n, i++) {
+      if (!(deps & 1n) || seen.has(i)) continue;
+      seen.add(i);
+      if (i === r.id) return true;
+      const src = s.events[i].rf;
+      if (src >= 0 && s.events[src].thread >= 0) todo.push(s.events[src]);
+    }
+  }
+  return false;
+}

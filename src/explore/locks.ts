@@ -1,0 +1,191 @@
+// Locks: spin_lock (an LKR/LKW pair), spin_unlock (UL), the failed trylock
+// (LF) and spin_is_locked (RL/RU) reads, and the order a lock imposes on the
+// marked accesses of its critical sections (Model.mutualExclusion).
+
+import type { Event, LockKind } from '../events/event.js';
+import type { Instr } from '../program/program.js';
+import { coherentAt } from './coherence.js';
+import { matchPending } from './guesses.js';
+import { chooseSource, offer, othersMayWrite, wait } from './reads.js';
+import { newEvent, popEvent, type ExploreState, type ThreadState } from './state.js';
+
+/**
+ * spin_lock: an LKR/LKW pair. The lock's place in the order of critical
+ * sections is decided by the LKR's source, the unlock (or initial write)
+ * that it follows in coherence order: the one last in that order now, or
+ * an unlock yet to come (then the pair waits, like a guessed read, and is
+ * attached when that unlock is last). Critical sections thus join the
+ * coherence order only at its end, each exactly once.
+ */
+export function lock(s: ExploreState, t: number, ts: ThreadState, loc: number, addrDeps: bigint, ins: Instr, k: (lkr: Event) => void): void {
+  // A lock taken again inside its own critical section deadlocks.
+  if (openLockWrite(s, t, loc, s.events.length) >= 0) {
+    s.counts.pruned++;
+    return;
+  }
+  const saved = ts.po;
+  const lkr = newEvent(s, t, ts, { kind: 'R', loc, value: 0, annot: 'ACQUIRE', lock: 'LKR', addrDeps, ins });
+  const lkw = newEvent(s, t, ts, { kind: 'W', loc, value: 1, annot: 'ONCE', lock: 'LKW', addrDeps, ins });
+  lkr.rmwPartner = lkw.id;
+  lkw.rmwPartner = lkr.id;
+  const go = () =>
+    matchPending(s, lkw, 0, () =>
+      offer(s, lkw, 0, () => {
+        s.open[t].push(lkw.id);
+        k(lkr);
+        s.open[t].pop();
+      }),
+    );
+  const list = s.co[loc];
+  const last = s.events[list[list.length - 1]];
+  if (last.thread === -1 || last.lock === 'UL') {
+    lkr.rf = last.id;
+    list.push(lkw.id);
+    if (coherentAt(s, loc)) go();
+    else s.counts.pruned++;
+    list.pop();
+    lkr.rf = -1;
+  }
+  // Or wait until an unlock of another thread is last (attach).
+  if (othersMayWrite(s, t, loc)) wait(s, { t, r: lkr, k: () => go(), accept: () => false, ready: false });
+  popEvent(s, lkw);
+  popEvent(s, lkr);
+  ts.po = saved;
+}
+
+export function unlock(s: ExploreState, t: number, ts: ThreadState, loc: number, addrDeps: bigint, ins: Instr, k: () => void): void {
+  const saved = ts.po;
+  const ul = newEvent(s, t, ts, { kind: 'W', loc, value: 0, annot: 'RELEASE', lock: 'UL', addrDeps, ins });
+  const lkw = openLockWrite(s, t, loc, ul.id);
+  const list = s.co[loc];
+  const held = s.open[t];
+  const go = () =>
+    matchPending(s, ul, 0, () =>
+      offer(s, ul, 0, () => {
+        const at = held.indexOf(lkw);
+        if (at >= 0) held.splice(at, 1);
+        k();
+        if (at >= 0) held.splice(at, 0, lkw);
+      }),
+    );
+  if (lkw >= 0 && list[list.length - 1] === lkw) {
+    list.push(ul.id);
+    if (coherentAt(s, loc)) attach(s, loc, go);
+    else s.counts.pruned++;
+    list.pop();
+  } else {
+    // The critical section waits to be attached (or the unlock matches no lock).
+    go();
+  }
+  popEvent(s, ul);
+  ts.po = saved;
+}
+
+/**
+ * The last write of loc's coherence order is an unlock: either no waiting
+ * lock follows it now, or one does (its thread is then ready to go on).
+ */
+function attach(s: ExploreState, loc: number, k: () => void): void {
+  k();
+  const list = s.co[loc];
+  const last = s.events[list[list.length - 1]];
+  for (const b of s.waiting) {
+    const lkr = b.r;
+    if (b.ready || lkr.lock !== 'LKR' || lkr.loc !== loc) continue;
+    b.ready = true;
+    lkr.rf = last.id;
+    list.push(lkr.rmwPartner);
+    if (coherentAt(s, loc)) k(); // the model sees the new order at the next check
+    else s.counts.pruned++;
+    list.pop();
+    lkr.rf = -1;
+    b.ready = false;
+  }
+}
+
+/** LF (failed trylock), RL (is_locked true) and RU (is_locked false) reads. */
+export function lockRead(s: ExploreState, t: number, ts: ThreadState, loc: number, addrDeps: bigint, ins: Instr, kind: LockKind, k: (r: Event) => void): void {
+  const open = openLockWrite(s, t, loc, s.events.length);
+  if (kind === 'RU' && open >= 0) {
+    s.counts.pruned++; // is_locked() inside its own critical section is true
+    return;
+  }
+  const saved = ts.po;
+  const r = newEvent(s, t, ts, { kind: 'R', loc, value: 0, annot: 'ONCE', lock: kind, addrDeps, ins });
+  if (open >= 0) {
+    // Inside its own critical section: reads its own lock write.
+    r.rf = open;
+    r.value = 1;
+    if (coherentAt(s, loc)) k(r);
+    r.rf = -1;
+  } else if (kind === 'RU') {
+    const lastOwnUL = lastOwnUnlock(s, t, loc, r.id);
+    chooseSource(s, t, r, (w) => (w.thread === -1 || (w.lock === 'UL' && (w.thread !== t || w.id === lastOwnUL))), k, 'UL');
+  } else {
+    chooseSource(s, t, r, (w) => w.lock === 'LKW' && w.thread !== t, k, 'LKW');
+  }
+  popEvent(s, r);
+  ts.po = saved;
+}
+
+/** Thread t's last unlock of loc before event `before`, or -1. */
+function lastOwnUnlock(s: ExploreState, t: number, loc: number, before: number): number {
+  const ids = s.byLoc[loc];
+  for (let i = ids.length - 1; i >= 0; i--) {
+    const e = s.events[ids[i]];
+    if (e.id < before && e.thread === t && e.lock === 'UL') return e.id;
+  }
+  return -1;
+}
+
+/** The lock write of thread t at loc not yet closed by an unlock (before event `before`), or -1. */
+function openLockWrite(s: ExploreState, t: number, loc: number, before: number): number {
+  const ids = s.byLoc[loc];
+  for (let i = ids.length - 1; i >= 0; i--) {
+    const e = s.events[ids[i]];
+    if (e.id >= before || e.thread !== t) continue;
+    if (e.lock === 'UL') return -1;
+    if (e.lock === 'LKW') return e.id;
+  }
+  return -1;
+}
+
+// ---------------------------------------------------- mutual exclusion
+
+/**
+ * Whether a's critical section comes before b's in the order of a lock
+ * both hold (both marked accesses; see Model.mutualExclusion).
+ */
+function lockOrdered(s: ExploreState, a: Event, b: Event): boolean {
+  if (!a.held || !b.held || a.annot === 'PLAIN' || b.annot === 'PLAIN') return false;
+  for (const la of a.held) {
+    for (const lb of b.held) {
+      if (la === lb) continue;
+      const loc = s.events[la].loc;
+      if (s.events[lb].loc !== loc) continue;
+      const list = s.co[loc];
+      const ia = list.indexOf(la);
+      const ib = list.indexOf(lb);
+      if (ia >= 0 && ib >= 0 && ia < ib) return true;
+    }
+  }
+  return false;
+}
+
+/** Read r may not take w: w is in a later critical section, or an earlier one wrote over w. */
+export function lockForbidsRead(s: ExploreState, r: Event, w: Event): boolean {
+  if (!s.model.mutualExclusion || !r.held) return false;
+  if (lockOrdered(s, r, w)) return true;
+  const list = s.co[r.loc];
+  const at = list.indexOf(w.id);
+  if (at < 0) return false;
+  for (let i = at + 1; i < list.length; i++) if (lockOrdered(s, s.events[list[i]], r)) return true;
+  return false;
+}
+
+/** Write w may not go at position `at`: a write of an earlier critical section would come after it. */
+export function lockForbidsCoBefore(s: ExploreState, w: Event, list: number[], at: number): boolean {
+  if (!s.model.mutualExclusion || !w.held) return false;
+  for (let i = at; i < list.length; i++) if (lockOrdered(s, s.events[list[i]], w)) return true;
+  return false;
+}

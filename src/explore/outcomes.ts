@@ -1,0 +1,81 @@
+// Outcome counting: each complete candidate is judged by the model and, if
+// consistent, counted under its final state (herd7's States, Positive and
+// Negative); an inconsistent one is counted under the axiom it breaks.
+
+import { LimitError } from '../parse/errors.js';
+import type { Program } from '../program/program.js';
+import { buildExecution, type Execution } from '../model/execution.js';
+import { lasting, scratch } from '../relation/relation.js';
+import type { ExploreResult } from './explorer.js';
+import { topNode, type ExploreState } from './state.js';
+
+/** Every thread has finished: judges the execution, unless a guess is still unmatched. */
+export function finish(s: ExploreState): void {
+  if (s.pending.length > 0) {
+    s.counts.pruned++;
+    return;
+  }
+  scratch(() => judge(s));
+}
+
+function judge(s: ExploreState): void {
+  const counts = s.counts;
+  counts.candidates++;
+  if (counts.candidates > s.maxExecutions) {
+    throw new LimitError(`more than ${s.maxExecutions} candidate executions (--max-executions)`);
+  }
+  const { prog, opts } = s;
+  const exec = buildExecution(prog, s.events, s.co, topNode(s));
+  const verdict = s.model.check(exec);
+  const fs = { regs: s.finalRegs, mem: s.co.map((l) => s.events[l[l.length - 1]].value) };
+  const values = prog.observed.map((o) => (o.kind === 'reg' ? fs.regs[o.thread][o.reg] : fs.mem[o.loc]));
+  const key = values.join(',');
+  if (prog.final.filter && !prog.final.filter(fs)) return;
+  const pos = prog.final.holds(fs);
+  if (!verdict.consistent) {
+    const ax = verdict.violated ?? 'model';
+    s.rejectedBy.set(ax, (s.rejectedBy.get(ax) ?? 0) + 1);
+    if (opts.keepWitnesses && pos && !s.forbidden) {
+      s.forbidden = { exec: snapshot(exec), axiom: ax, values };
+      opts.onForbidden?.(s.forbidden);
+    }
+    return;
+  }
+  for (const f of verdict.flags) s.flags.add(f);
+  if (pos) counts.positive++;
+  else counts.negative++;
+  let o = s.outcomes.get(key);
+  if (!o) {
+    o = { values, positive: pos, count: 0 };
+    if (opts.keepWitnesses && pos) o.witness = snapshot(exec);
+    s.outcomes.set(key, o);
+  }
+  o.count++;
+}
+
+/** What the exploration found, once it is over. */
+export function result(s: ExploreState): ExploreResult {
+  const c = s.counts;
+  return {
+    outcomes: [...s.outcomes.values()],
+    positive: c.positive,
+    negative: c.negative,
+    flags: [...s.flags].sort(),
+    candidates: c.candidates,
+    pruned: c.pruned,
+    cutPaths: c.cutPaths,
+    rejectedBy: s.rejectedBy,
+    forbiddenWitness: s.forbidden,
+    prefixChecks: c.prefixChecks,
+    prefixRejects: c.prefixRejects,
+  };
+}
+
+/** A copy of an execution that later exploration will not change. */
+function snapshot(x: Execution): Execution {
+  return lasting(() => {
+    const events = x.events.map((e) => ({ ...e }));
+    const co = x.co.map((l) => l.slice());
+    return { ...buildExecution({ locations: x.locations } as Program, events, co), structure: x.structure };
+  });
+}

@@ -1,0 +1,102 @@
+// Read-from choice: a read takes each write that exists, or waits for one
+// still to come (its thread stops); a write is offered to the waiting reads.
+// When every thread waits, guesses.ts breaks the deadlock.
+
+import type { Annot, Event, LockKind, SrcuKind } from '../events/event.js';
+import type { Instr } from '../program/program.js';
+import { coherentAt } from './coherence.js';
+import { lockForbidsRead } from './locks.js';
+import { prefixConsistent } from './prefix.js';
+import { advance } from './schedule.js';
+import { newEvent, popEvent, type ExploreState, type ThreadState, type Waiting } from './state.js';
+
+/** A read event of thread t, given each possible source in turn (chooseSource). */
+export function read(
+  s: ExploreState,
+  t: number,
+  ts: ThreadState,
+  f: { loc: number; annot: Annot; addrDeps: bigint; ins: Instr; isRmw?: boolean; srcu?: SrcuKind },
+  k: (r: Event) => void,
+): void {
+  const saved = ts.po;
+  const r = newEvent(s, t, ts, { kind: 'R', value: 0, ...f });
+  chooseSource(s, t, r, () => true, k);
+  popEvent(s, r);
+  ts.po = saved;
+}
+
+/**
+ * Gives read r each possible source in turn: the writes that exist now;
+ * then, if another thread may still write the location, a write to come:
+ * the thread waits until a write is offered to it (or, if every thread
+ * ends up waiting, until its value is guessed: see breakDeadlock).
+ */
+export function chooseSource(s: ExploreState, t: number, r: Event, accept: (w: Event) => boolean, k: (r: Event) => void, guessKind?: LockKind): void {
+  const loc = r.loc;
+  const ids = s.byLoc[loc];
+  // The writes r may read: cheap tests first (lock order, coherence at loc).
+  const viable: Event[] = [];
+  for (let i = 0; i < ids.length; i++) {
+    const w = s.events[ids[i]];
+    if (w.kind !== 'W' || w.id === r.id || !accept(w)) continue;
+    if (lockForbidsRead(s, r, w)) {
+      s.counts.pruned++;
+      continue;
+    }
+    r.rf = w.id;
+    if (coherentAt(s, loc)) viable.push(w);
+    else s.counts.pruned++;
+  }
+  const willWait = othersMayWrite(s, t, loc);
+  // A choice that is the only one left need not be shown to the model now:
+  // the next check (or the final one) sees it anyway.
+  const forced = viable.length === 1 && !willWait;
+  for (const w of viable) {
+    r.rf = w.id;
+    r.value = w.value;
+    if (forced || w.thread === t || (w.thread < 0 && s.co[loc].length === 1) || prefixConsistent(s)) k(r);
+    else s.counts.pruned++;
+  }
+  r.rf = -1;
+  r.value = 0;
+  if (willWait) wait(s, { t, r, k, accept, guessKind, ready: false });
+}
+
+/** Thread w.t waits at read w.r for a write to come; the others go on. */
+export function wait(s: ExploreState, w: Waiting): void {
+  s.waiting.push(w);
+  advance(s);
+  s.waiting.pop();
+}
+
+/**
+ * Lets each waiting read that write w can satisfy take it (it becomes
+ * ready to go on), or not: every subset, each once.
+ */
+export function offer(s: ExploreState, w: Event, from: number, k: () => void): void {
+  for (let i = from; i < s.waiting.length; i++) {
+    const b = s.waiting[i];
+    const r = b.r;
+    if (b.ready || r.lock === 'LKR' || r.loc !== w.loc || r.thread === w.thread || !b.accept(w)) continue;
+    if (lockForbidsRead(s, r, w)) continue;
+    b.ready = true;
+    r.rf = w.id;
+    r.value = w.value;
+    if (coherentAt(s, w.loc)) offer(s, w, i + 1, k); // the model sees it at the next check
+    else s.counts.pruned++;
+    b.ready = false;
+    r.rf = -1;
+    r.value = 0;
+  }
+  k();
+}
+
+/** Whether a thread other than u may still write loc (the value, if given) from where it stands. */
+export function othersMayWrite(s: ExploreState, u: number, loc: number, value?: number): boolean {
+  for (let v = 0; v < s.ts.length; v++) {
+    if (v === u || s.ts[v].done) continue;
+    if (!s.domain.writesFrom[v][s.ts[v].pc]?.has(loc)) continue;
+    if (value === undefined || s.domain.mayWrite[v].get(loc)?.has(value)) return true;
+  }
+  return false;
+}

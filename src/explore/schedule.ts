@@ -1,0 +1,153 @@
+// Scheduling: which thread goes on next, and running the register-only
+// instructions between primitives. The choice depends on the state alone,
+// so each execution is built exactly once.
+
+import { evalPure, isSymbolic, pureRegs, type PureExpr } from '../program/program.js';
+import { execPrim } from './execute.js';
+import { breakDeadlock, pendingStillPossible } from './guesses.js';
+import { finish } from './outcomes.js';
+import { tick, type ExploreState, type PrimInstr, type ThreadState } from './state.js';
+
+export function initThread(s: ExploreState, t: number): ThreadState {
+  const th = s.prog.threads[t];
+  return { done: false, pc: 0, regs: th.initRegs.slice(), deps: th.initRegs.map(() => 0n), ctrl: 0n, ctrlStack: [], po: 0 };
+}
+
+function cloneThread(ts: ThreadState): ThreadState {
+  return { done: ts.done, pc: ts.pc, regs: ts.regs.slice(), deps: ts.deps.slice(), ctrl: ts.ctrl, ctrlStack: ts.ctrlStack.slice(), po: ts.po };
+}
+
+/**
+ * One step of the exploration. Every thread first runs its register-only
+ * instructions. Then the first thread that is neither finished nor waiting
+ * (or whose waiting read has been given a write) executes its next
+ * primitive. When every unfinished thread waits, a read guesses its value
+ * (breakDeadlock); when all have finished, the execution is judged.
+ */
+export function advance(s: ExploreState): void {
+  tick(s);
+  const threads = s.prog.threads;
+  const T = threads.length;
+  const saved: [number, ThreadState][] = [];
+  try {
+    for (let u = 0; u < T; u++) {
+      const cur = s.ts[u];
+      if (cur.done || threads[u].code[cur.pc]?.op === 'prim') continue;
+      const next = cloneThread(cur);
+      saved.push([u, cur]);
+      s.ts[u] = next;
+      if (!runLocal(s, u, next)) return;
+    }
+    if (!pendingStillPossible(s)) {
+      s.counts.pruned++;
+      return;
+    }
+    // The first thread that can go on: not finished, and not waiting
+    // (or waiting with its read now satisfied).
+    let unfinished = false;
+    for (let u = 0; u < T; u++) {
+      if (s.ts[u].done) continue;
+      unfinished = true;
+      const wi = s.waiting.findIndex((b) => b.t === u);
+      if (wi < 0) {
+        const ts = s.ts[u];
+        execPrim(s, u, ts, threads[u].code[ts.pc] as PrimInstr);
+        return;
+      }
+      const b = s.waiting[wi];
+      if (!b.ready) continue;
+      s.waiting.splice(wi, 1);
+      b.k(b.r);
+      s.waiting.splice(wi, 0, b);
+      return;
+    }
+    if (unfinished) breakDeadlock(s);
+    else finish(s);
+  } finally {
+    for (let i = saved.length - 1; i >= 0; i--) s.ts[saved[i][0]] = saved[i][1];
+  }
+}
+
+/** Runs thread u's register-only instructions; false if the path is cut. */
+function runLocal(s: ExploreState, u: number, ts: ThreadState): boolean {
+  const code = s.prog.threads[u].code;
+  for (;;) {
+    if (ts.pc >= code.length) {
+      ts.done = true;
+      s.finalRegs[u] = ts.regs;
+      return true;
+    }
+    const ins = code[ts.pc];
+    switch (ins.op) {
+      case 'set':
+        if (ins.e.k !== 'reg' && usesSymbol(ins.e, ts)) return dropSymbolic(s);
+        ts.regs[ins.dst] = evalPure(ins.e, ts.regs);
+        ts.deps[ins.dst] = depsOf(ins.e, ts);
+        ts.pc++;
+        break;
+      case 'jump':
+        ts.pc = ins.target;
+        break;
+      case 'branch': {
+        if (usesSymbol(ins.cond, ts)) return dropSymbolic(s);
+        const c = evalPure(ins.cond, ts.regs);
+        ts.ctrl |= depsOf(ins.cond, ts);
+        ts.pc = c !== 0 ? ts.pc + 1 : ins.ifFalse;
+        break;
+      }
+      case 'loopcheck':
+        if (ts.regs[ins.counter] >= ins.bound) {
+          s.counts.cutPaths++;
+          return false;
+        }
+        ts.pc++;
+        break;
+      case 'ctrlpush':
+        ts.ctrlStack.push(ts.ctrl);
+        ts.pc++;
+        break;
+      case 'ctrlpop':
+        ts.ctrl = ts.ctrlStack.pop() ?? 0n;
+        ts.pc++;
+        break;
+      case 'prim':
+        return true;
+    }
+  }
+}
+
+/** Continues thread t after an instruction that produced `value` (with deps) in register dst. */
+export function resume(s: ExploreState, t: number, ts: ThreadState, dst: number, value: number, deps: bigint): void {
+  const next = cloneThread(ts);
+  if (dst >= 0) {
+    next.regs[dst] = value;
+    next.deps[dst] = deps;
+  }
+  next.pc++;
+  s.ts[t] = next;
+  advance(s);
+  s.ts[t] = ts;
+}
+
+/** Whether e reads a register that holds a symbolic value. */
+export function usesSymbol(e: PureExpr, ts: ThreadState): boolean {
+  for (const r of pureRegs(e)) if (isSymbolic(ts.regs[r])) return true;
+  return false;
+}
+
+/**
+ * A symbolic value (see breakDeadlock) used in a computation, a branch or
+ * a comparison: herd's equation for it stays unsolved, and it drops the
+ * candidate. Copies are the only use that keeps it.
+ */
+export function dropSymbolic(s: ExploreState): false {
+  s.counts.pruned++;
+  return false;
+}
+
+/** The reads the value of e depends on. */
+export function depsOf(e: PureExpr, ts: ThreadState): bigint {
+  let d = 0n;
+  for (const r of pureRegs(e)) d |= ts.deps[r];
+  return d;
+}

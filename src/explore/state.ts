@@ -1,0 +1,185 @@
+// The state one exploration shares between its parts (scheduling, reads,
+// writes, locks, coherence, prefix checks, outcomes): the event stack being
+// built, each location's coherence order, each thread's registers, the
+// reads that wait, and the counters of what was found. Every part takes it
+// as its first argument; nothing lives in module-level variables.
+
+import type { Event, LockKind } from '../events/event.js';
+import { LimitError } from '../parse/errors.js';
+import type { Instr, Program } from '../program/program.js';
+import { StructureNode } from '../model/execution.js';
+import type { Model } from '../model/model.js';
+import { computeDomain, type ValueDomain } from './domain.js';
+import { newCoherenceScratch, type CoherenceScratch } from './coherence.js';
+import type { ExploreOptions, ForbiddenCandidate, Outcome } from './explorer.js';
+
+/** A primitive instruction of a thread's code. */
+export type PrimInstr = Extract<Instr, { op: 'prim' }>;
+
+/** Where a thread stands: its next instruction, registers and dependencies. */
+export interface ThreadState {
+  done: boolean;
+  pc: number;
+  regs: number[];
+  /** Per register, the reads (as a bit per event id) its value depends on. */
+  deps: bigint[];
+  ctrl: bigint;
+  /** Control dependencies saved at the start of each enclosing if/while. */
+  ctrlStack: bigint[];
+  /** Program-order index of the thread's next event. */
+  po: number;
+}
+
+/** A thread stopped at a read whose write is still to come. */
+export interface Waiting {
+  t: number;
+  r: Event;
+  /** Goes on once r has its source (or a guessed value). */
+  k: (r: Event) => void;
+  /** Which writes r may read (lock reads are picky). */
+  accept: (w: Event) => boolean;
+  guessKind?: LockKind;
+  ready: boolean;
+}
+
+/** What the exploration has found so far. */
+export interface ExploreCounts {
+  candidates: number;
+  pruned: number;
+  cutPaths: number;
+  positive: number;
+  negative: number;
+  prefixChecks: number;
+  prefixRejects: number;
+}
+
+export interface ExploreState {
+  readonly prog: Program;
+  readonly model: Model;
+  readonly opts: ExploreOptions;
+  readonly domain: ValueDomain;
+  readonly deadline: number;
+  readonly maxExecutions: number;
+  /** The event stack: the execution built so far, ids are indexes. */
+  readonly events: Event[];
+  /** Per location, the coherence order chosen so far (event ids). */
+  readonly co: number[][];
+  /** Per location, the accesses on the stack (event ids, in stack order). */
+  readonly byLoc: number[][];
+  /** The structure node of each prefix of the event stack. */
+  readonly nodes: StructureNode[];
+  /** Each thread's state (replaced, not mutated, as the thread goes on). */
+  readonly ts: ThreadState[];
+  readonly finalRegs: number[][];
+  readonly waiting: Waiting[];
+  /** Guessed reads (event ids) that a write still to come must match. */
+  readonly pending: number[];
+  /** The lock writes of the critical sections each thread is in. */
+  readonly open: number[][];
+  /** Prefix checks made since the last one that rejected, and checks skipped. */
+  prefix: { sinceReject: number; skipped: number };
+  steps: number;
+  readonly counts: ExploreCounts;
+  readonly outcomes: Map<string, Outcome>;
+  readonly flags: Set<string>;
+  readonly rejectedBy: Map<string, number>;
+  forbidden?: ForbiddenCandidate;
+  readonly coherence: CoherenceScratch;
+}
+
+export function newState(prog: Program, model: Model, opts: ExploreOptions): ExploreState {
+  const nLoc = prog.locations.length;
+  return {
+    prog,
+    model,
+    opts,
+    domain: computeDomain(prog),
+    deadline: opts.timeoutMs ? Date.now() + opts.timeoutMs : Infinity,
+    maxExecutions: opts.maxExecutions ?? 1_000_000,
+    events: [],
+    co: Array.from({ length: nLoc }, () => []),
+    byLoc: Array.from({ length: nLoc }, () => []),
+    nodes: [new StructureNode()],
+    ts: [],
+    finalRegs: [],
+    waiting: [],
+    pending: [],
+    open: prog.threads.map(() => []),
+    prefix: { sinceReject: 0, skipped: 0 },
+    steps: 0,
+    counts: { candidates: 0, pruned: 0, cutPaths: 0, positive: 0, negative: 0, prefixChecks: 0, prefixRejects: 0 },
+    outcomes: new Map(),
+    flags: new Set(),
+    rejectedBy: new Map(),
+    forbidden: undefined,
+    coherence: newCoherenceScratch(),
+  };
+}
+
+/** Stops the exploration once its time is up (checked every 1024 steps). */
+export function tick(s: ExploreState): void {
+  if ((++s.steps & 1023) === 0 && Date.now() > s.deadline) {
+    throw new LimitError(`exploration stopped after ${s.opts.timeoutMs} ms (--timeout)`);
+  }
+}
+
+/** The fields of a new event that its primitive decides. */
+export type EventFields = Pick<Event, 'kind' | 'loc' | 'value' | 'annot' | 'fence' | 'lock' | 'srcu'> &
+  Partial<Pick<Event, 'isRmw' | 'addrDeps' | 'dataDeps'>> & { ins?: Instr };
+
+/** Pushes a new event of `thread` (-1: an initial write) onto the stack. */
+export function newEvent(s: ExploreState, thread: number, ts: ThreadState | null, f: EventFields): Event {
+  const ins = f.ins as PrimInstr | undefined;
+  const e: Event = {
+    id: s.events.length,
+    thread,
+    poIndex: ts ? ts.po++ : -1,
+    kind: f.kind,
+    loc: f.loc,
+    value: f.value,
+    annot: f.annot,
+    fence: f.fence,
+    lock: f.lock,
+    srcu: f.srcu,
+    isRmw: f.isRmw ?? false,
+    rmwPartner: -1,
+    addrDeps: f.addrDeps ?? 0n,
+    dataDeps: f.dataDeps ?? 0n,
+    ctrlDeps: ts ? ts.ctrl : 0n,
+    rf: -1,
+    pos: ins?.pos,
+    text: ins?.name,
+    pc: ts ? ts.pc : -1,
+    held: thread >= 0 && s.open[thread].length > 0 ? s.open[thread].slice() : undefined,
+  };
+  s.events.push(e);
+  if (StructureNode.count > StructureNode.MAX_NODES) {
+    for (const n of s.nodes) n.prune();
+    StructureNode.count = 0;
+  }
+  s.nodes.push(s.nodes[s.nodes.length - 1].child(e));
+  if (e.loc >= 0 && e.kind !== 'F') s.byLoc[e.loc].push(e.id);
+  return e;
+}
+
+/** Pops e, the last event pushed. */
+export function popEvent(s: ExploreState, e: Event): void {
+  const last = s.events.pop();
+  if (last !== e) throw new Error('explorer: event stack out of order');
+  s.nodes.pop();
+  if (e.loc >= 0 && e.kind !== 'F') s.byLoc[e.loc].pop();
+}
+
+/** Runs k with a new event of thread t on the stack (then takes it off). */
+export function withEvent(s: ExploreState, t: number, ts: ThreadState, f: EventFields, k: () => void): void {
+  const saved = ts.po;
+  const e = newEvent(s, t, ts, f);
+  k();
+  popEvent(s, e);
+  ts.po = saved;
+}
+
+/** The structure node of the whole event stack. */
+export function topNode(s: ExploreState): StructureNode {
+  return s.nodes[s.nodes.length - 1];
+}

@@ -1,0 +1,77 @@
+// Writes: a write takes each place in its location's coherence order (not
+// inside a critical section's lock/unlock pair), then is matched against the
+// guessed reads and offered to the waiting ones.
+
+import type { Annot, Event, LockKind, SrcuKind } from '../events/event.js';
+import type { Instr } from '../program/program.js';
+import { coherentAt } from './coherence.js';
+import { matchPending } from './guesses.js';
+import { lockForbidsCoBefore } from './locks.js';
+import { prefixConsistent } from './prefix.js';
+import { offer } from './reads.js';
+import { newEvent, popEvent, type ExploreState, type ThreadState } from './state.js';
+
+/** A write event of thread t (the second half of an RMW if `partner` is its read), in each place it may take. */
+export function write(
+  s: ExploreState,
+  t: number,
+  ts: ThreadState,
+  f: { loc: number; annot: Annot; value: number; addrDeps: bigint; dataDeps: bigint; ins?: Instr; isRmw?: boolean; srcu?: SrcuKind; lock?: LockKind },
+  k: (w: Event) => void,
+  partner?: Event,
+): void {
+  const saved = ts.po;
+  const w = newEvent(s, t, ts, { kind: 'W', ...f });
+  if (partner && !f.ins) {
+    w.pos = partner.pos;
+    w.text = partner.text;
+  }
+  if (partner) {
+    partner.rmwPartner = w.id;
+    w.rmwPartner = partner.id;
+  }
+  placeInCo(s, w, () => matchPending(s, w, 0, () => offer(s, w, 0, () => k(w))));
+  if (partner) partner.rmwPartner = -1;
+  popEvent(s, w);
+  ts.po = saved;
+}
+
+/** The write half of an RMW whose read is r. */
+export function rmwWrite(s: ExploreState, t: number, ts: ThreadState, r: Event, value: number, dataDeps: bigint, k: () => void): void {
+  write(s, t, ts, { loc: r.loc, annot: r.annot, value, addrDeps: r.addrDeps, dataDeps, isRmw: true }, () => k(), r);
+}
+
+/** Tries each position of w in the coherence order of its location. */
+function placeInCo(s: ExploreState, w: Event, k: () => void): void {
+  const list = s.co[w.loc];
+  // The positions w may take: cheap tests first (not inside a critical
+  // section's lock/unlock pair, lock order, coherence at the location).
+  const viable: number[] = [];
+  for (let at = 1; at <= list.length; at++) {
+    if (s.events[list[at - 1]].lock === 'LKW') continue;
+    if (lockForbidsCoBefore(s, w, list, at)) {
+      s.counts.pruned++;
+      continue;
+    }
+    list.splice(at, 0, w.id);
+    if (coherentAt(s, w.loc)) viable.push(at);
+    else s.counts.pruned++;
+    list.splice(at, 1);
+  }
+  const forced = viable.length === 1;
+  for (const at of viable) {
+    list.splice(at, 0, w.id);
+    // Placed last, w adds co edges only from earlier writes: no new cycle
+    // unless some read saw one of those (then fr edges point to w).
+    const last = at === list.length - 1;
+    if (forced || (last && !readsSawAny(s, w.loc)) || prefixConsistent(s)) k();
+    else s.counts.pruned++;
+    list.splice(at, 1);
+  }
+}
+
+/** Whether some read of loc already has its source. */
+function readsSawAny(s: ExploreState, loc: number): boolean {
+  for (const id of s.byLoc[loc]) if (s.events[id].kind === 'R' && s.events[id].rf >= 0) return true;
+  return false;
+}
