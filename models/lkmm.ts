@@ -7,6 +7,7 @@
 import type { Execution } from '../src/model/execution.js';
 import type { Highlight, Model, Ordering, Verdict } from '../src/model/model.js';
 import { EventSet, fixpoint, lasting, Relation, scratch } from '../src/relation/relation.js';
+import { mayCycleThrough } from './lkmm-load-buffering.js';
 
 /**
  * The relations that program order and annotations alone decide (no rf, no
@@ -261,9 +262,14 @@ export const LKMM_AXIOMS = ['coherence', 'atomic', 'happens-before', 'propagatio
 
 export const lkmm: Model = {
   name: 'lkmm',
-  mutualExclusion: true,
-  loadBuffering: 'unordered',
   description: 'Linux-kernel memory model (tools/memory-model: linux-kernel.cat, .bell, lock.cat)',
+  // A cycle needs some waiting read out of ppo with its thread's later
+  // writes (rf between marked accesses is in hb).
+  mayCycleThrough,
+  // lock.cat's rf from unlock to lock, with release/acquire cumulativity,
+  // orders the marked accesses of successive critical sections (an hb
+  // cycle otherwise); plain accesses are left to the final judgement.
+  lockOrders: (a, b) => a.annot !== 'PLAIN' && b.annot !== 'PLAIN',
   check(x: Execution, opts?: { prefix?: boolean }): Verdict {
     const st = staticOf(x);
     return scratch(() => checkAxioms(x, st, opts?.prefix ?? false));

@@ -10,9 +10,13 @@ import { graceConstraints, graceRespected } from './grace-periods.js';
 
 export const sc: Model = {
   name: 'sc',
-  mutualExclusion: true,
-  loadBuffering: 'never',
   description: 'sequential consistency (Lamport): acyclic(po | rf | co | fr), grace periods outside read-side critical sections',
+  // Every read is ordered before its thread's later writes: no
+  // load-buffering cycle.
+  mayCycleThrough: () => false,
+  // Successive critical sections of a lock are ordered, all their accesses
+  // with them.
+  lockOrders: () => true,
   check(x: Execution): Verdict {
     const { po, rf, co, rmw, ext } = x.rel;
     const fr = rf.inv().seq(co);

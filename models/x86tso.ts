@@ -14,9 +14,13 @@ import { graceConstraints, graceRespected } from './grace-periods.js';
 
 export const x86tso: Model = {
   name: 'x86-tso',
-  mutualExclusion: true,
-  loadBuffering: 'never',
   description: 'x86-TSO: program order except store->load, plus full fences and locked RMWs; grace periods outside read-side critical sections',
+  // Every read is ordered before its thread's later writes: no
+  // load-buffering cycle.
+  mayCycleThrough: () => false,
+  // Successive critical sections of a lock are ordered, all their accesses
+  // with them.
+  lockOrders: () => true,
   check(x: Execution): Verdict {
     const { po, loc, rmw, ext } = x.rel;
     const { co, fr, com, ghb } = tsoRelations(x);

@@ -2,11 +2,11 @@
 // fences, lock and SRCU events) and the value it returns to its register.
 
 import type { Primitive } from '../events/primitives.js';
-import { binop, evalPure, isAddress, isSymbolic, LOC_BASE } from '../program/program.js';
+import { binop, evalPure, isAddress, isSymbolic, LOC_BASE, type PrimInstr } from '../program/program.js';
 import { lock, lockRead, unlock } from './locks.js';
 import { read } from './reads.js';
 import { depsOf, dropSymbolic, resume, usesSymbol } from './schedule.js';
-import { withEvent, type ExploreState, type PrimInstr, type ThreadState } from './state.js';
+import { withEvent, type ExploreState, type ThreadState } from './state.js';
 import { rmwWrite, write } from './writes.js';
 
 const BIT = (i: number): bigint => 1n << BigInt(i);

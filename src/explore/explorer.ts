@@ -8,7 +8,8 @@
 //   to come; a write is offered to the waiting reads (chooseSource, wait,
 //   offer). guesses.ts: when every thread waits, the first waiting read
 //   guesses a value that a later write must match (breakDeadlock,
-//   matchPending), unless no load-buffering cycle is possible (cycles.ts).
+//   matchPending), unless the model rules out a load-buffering cycle
+//   (Model.mayCycleThrough).
 // - writes.ts: a write takes each place in its location's coherence order
 //   (placeInCo); locks.ts: a lock follows the unlock last in that order, or
 //   waits (lock, attach), and critical sections order marked accesses.

@@ -56,7 +56,7 @@ function search(r: CheckResult, model: Model, limits: ExploreLimits): { found?: 
   // (their violations say the most); then among all.
   const stages: [Model, boolean][] = [
     [finalOnly({}), false],
-    [finalOnly({ mutualExclusion: false, loadBuffering: 'any' }), true],
+    [finalOnly({ lockOrders: () => false, mayCycleThrough: () => true }), true],
   ];
   // The first candidate found ends the search.
   const stop = (c: ForbiddenCandidate) => {

@@ -5,15 +5,15 @@
 // of plain copies is instead matched by a symbolic guess (SYM_BASE...),
 // which herd leaves unsolved: it equals no constant, and any computation on
 // it drops the execution. No guess is made where no load-buffering cycle is
-// possible (cycles.ts).
+// possible (Model.mayCycleThrough).
 
 import type { Event, LockKind } from '../events/event.js';
-import { isSymbolic, SYM_BASE } from '../program/program.js';
+import type { WaitingRead } from '../model/model.js';
+import { isSymbolic, SYM_BASE, type PrimInstr } from '../program/program.js';
 import { coherentAt } from './coherence.js';
-import { orderedBeforeLaterWrites } from './cycles.js';
 import { prefixConsistent } from './prefix.js';
 import { othersMayWrite } from './reads.js';
-import type { ExploreState, PrimInstr } from './state.js';
+import type { ExploreState } from './state.js';
 
 /**
  * Every unfinished thread waits for a write that only a waiting thread can
@@ -54,24 +54,14 @@ export function breakDeadlock(s: ExploreState): void {
   s.waiting.splice(i, 0, b);
 }
 
-/** Whether no load-buffering cycle can go through the waiting reads (see cycles.ts). */
+/** Whether the model rules out a load-buffering cycle through the waiting reads. */
 function noCycleThrough(s: ExploreState): boolean {
-  if (s.model.loadBuffering === 'never') return true;
-  if (s.model.loadBuffering === 'any') return false;
-  return s.waiting.every((b) => {
-    const r = b.r;
-    if (r.annot === 'PLAIN') return false;
-    const ts = s.ts[b.t];
-    const ins = s.prog.threads[b.t].code[ts.pc] as PrimInstr;
-    const k = ins.prim.kind;
-    // A read that may belong to a failed RMW (cmpxchg, add_unless) may
-    // order nothing: the bell's Acquire and Mb leave out FailedRMW.
-    const mayFail = k === 'cmpxchg' || k === 'add_unless';
-    const strong = r.lock === 'LKR' || (!mayFail && r.annot === 'ACQUIRE') || (r.annot === 'MB' && (k === 'xchg' || k === 'atomic'));
-    // An exchange's own write does not depend on its read.
-    if (!strong && (k === 'xchg' || k === 'cmpxchg')) return false;
-    return orderedBeforeLaterWrites(s.prog.threads[b.t], ts.pc, ins.dst, strong, r.loc);
+  const reads: WaitingRead[] = s.waiting.map((b) => {
+    const pc = s.ts[b.t].pc;
+    const thread = s.prog.threads[b.t];
+    return { read: b.r, thread, pc, ins: thread.code[pc] as PrimInstr };
   });
+  return !s.model.mayCycleThrough(reads);
 }
 
 /** The values a read of loc by thread t may guess: what other threads may still write there. */

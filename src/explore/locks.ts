@@ -1,6 +1,6 @@
 // Locks: spin_lock (an LKR/LKW pair), spin_unlock (UL), the failed trylock
 // (LF) and spin_is_locked (RL/RU) reads, and the order a lock imposes on the
-// marked accesses of its critical sections (Model.mutualExclusion).
+// accesses of its critical sections (Model.lockOrders).
 
 import type { Event, LockKind } from '../events/event.js';
 import type { Instr } from '../program/program.js';
@@ -154,10 +154,10 @@ function openLockWrite(s: ExploreState, t: number, loc: number, before: number):
 
 /**
  * Whether a's critical section comes before b's in the order of a lock
- * both hold (both marked accesses; see Model.mutualExclusion).
+ * both hold, and the model orders a before b then (Model.lockOrders).
  */
 function lockOrdered(s: ExploreState, a: Event, b: Event): boolean {
-  if (!a.held || !b.held || a.annot === 'PLAIN' || b.annot === 'PLAIN') return false;
+  if (!a.held || !b.held || !s.model.lockOrders(a, b)) return false;
   for (const la of a.held) {
     for (const lb of b.held) {
       if (la === lb) continue;
@@ -174,7 +174,7 @@ function lockOrdered(s: ExploreState, a: Event, b: Event): boolean {
 
 /** Read r may not take w: w is in a later critical section, or an earlier one wrote over w. */
 export function lockForbidsRead(s: ExploreState, r: Event, w: Event): boolean {
-  if (!s.model.mutualExclusion || !r.held) return false;
+  if (!r.held) return false;
   if (lockOrdered(s, r, w)) return true;
   const list = s.co[r.loc];
   const at = list.indexOf(w.id);
@@ -185,7 +185,7 @@ export function lockForbidsRead(s: ExploreState, r: Event, w: Event): boolean {
 
 /** Write w may not go at position `at`: a write of an earlier critical section would come after it. */
 export function lockForbidsCoBefore(s: ExploreState, w: Event, list: number[], at: number): boolean {
-  if (!s.model.mutualExclusion || !w.held) return false;
+  if (!w.held) return false;
   for (let i = at; i < list.length; i++) if (lockOrdered(s, s.events[list[i]], w)) return true;
   return false;
 }

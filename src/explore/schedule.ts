@@ -2,11 +2,11 @@
 // instructions between primitives. The choice depends on the state alone,
 // so each execution is built exactly once.
 
-import { evalPure, isSymbolic, pureRegs, type PureExpr } from '../program/program.js';
+import { evalPure, isSymbolic, pureRegs, type PrimInstr, type PureExpr } from '../program/program.js';
 import { execPrim } from './execute.js';
 import { breakDeadlock, pendingStillPossible } from './guesses.js';
 import { finish } from './outcomes.js';
-import { tick, type ExploreState, type PrimInstr, type ThreadState } from './state.js';
+import { tick, type ExploreState, type ThreadState } from './state.js';
 
 export function initThread(s: ExploreState, t: number): ThreadState {
   const th = s.prog.threads[t];

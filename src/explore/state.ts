@@ -6,15 +6,13 @@
 
 import type { Event, LockKind } from '../events/event.js';
 import { LimitError } from '../parse/errors.js';
-import type { Instr, Program } from '../program/program.js';
+import type { Instr, PrimInstr, Program } from '../program/program.js';
 import { StructureNode } from '../model/execution.js';
 import type { Model } from '../model/model.js';
 import { computeDomain, type ValueDomain } from './domain.js';
 import { newCoherenceScratch, type CoherenceScratch } from './coherence.js';
 import type { ExploreOptions, ForbiddenCandidate, Outcome } from './explorer.js';
 
-/** A primitive instruction of a thread's code. */
-export type PrimInstr = Extract<Instr, { op: 'prim' }>;
 
 /** Where a thread stands: its next instruction, registers and dependencies. */
 export interface ThreadState {

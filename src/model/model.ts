@@ -1,3 +1,5 @@
+import type { Event } from '../events/event.js';
+import type { PrimInstr, Thread } from '../program/program.js';
 import type { Execution } from './execution.js';
 
 export interface Verdict {
@@ -14,22 +16,23 @@ export interface Model {
   /** One line on what the model is. */
   description: string;
   /**
-   * Load buffering (a cycle of reads each reading a write that is later in
-   * program order than another read): 'never' if the model keeps every read
-   * before every later write; 'unordered' if it allows the cycle only when
-   * some read-to-write pair is out of its preserved program order (as the
-   * LKMM, with rf between marked accesses in happens-before); 'any' to
-   * have every such cycle explored and judged (no assumption at all).
+   * Pruning the model declares for the explorer (each answer must hold of
+   * every execution the model allows). Every unfinished thread waits at a
+   * read whose write is still to come, so a completion needs a
+   * load-buffering cycle through these reads: each read, then a later write
+   * of its thread that another waiting read reads. Whether the model may
+   * allow such a cycle; false drops the branch, true has it explored (values
+   * guessed) and judged.
    */
-  loadBuffering: 'never' | 'unordered' | 'any';
+  mayCycleThrough(reads: readonly WaitingRead[]): boolean;
   /**
-   * Whether marked accesses in critical sections of one lock are ordered by
-   * the lock: a read sees the writes of earlier critical sections (or later
-   * ones in coherence order), and a write is coherence-after them. True of
-   * SC, x86-TSO and the LKMM (lock.cat's rf from unlock to lock, with
-   * release/acquire cumulativity, gives an hb cycle otherwise).
+   * Mutual exclusion, as pruning the model declares: access a's critical
+   * section comes before access b's in the order of a lock both are inside.
+   * Whether every allowed execution then orders a before b (b does not read
+   * from a write that a's section overwrote, a does not read from b, and a
+   * write b is coherence-after a write a); false has every order explored.
    */
-  mutualExclusion: boolean;
+  lockOrders(a: Event, b: Event): boolean;
   /**
    * `prefix`: the execution is a part of a larger one, being built; the
    * model may check only its cheaper axioms (an answer of consistent is
@@ -52,6 +55,15 @@ export interface Model {
    * preserved program order, ppo), for pictures.
    */
   preserved?(x: Execution): [number, number][];
+}
+
+/** A read waiting for a write still to come (see Model.mayCycleThrough). */
+export interface WaitingRead {
+  read: Event;
+  thread: Thread;
+  /** Where the read's instruction is in thread.code. */
+  pc: number;
+  ins: PrimInstr;
 }
 
 /** Why a model keeps two events of one thread in order. */

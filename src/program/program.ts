@@ -38,6 +38,9 @@ export type Instr =
   | { op: 'ctrlpush' }
   | { op: 'ctrlpop' };
 
+/** A call of a kernel primitive. */
+export type PrimInstr = Extract<Instr, { op: 'prim' }>;
+
 export interface Thread {
   index: number;
   code: Instr[];

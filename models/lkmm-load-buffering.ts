@@ -1,4 +1,5 @@
-// Can a waiting read take part in a load-buffering cycle?
+// The LKMM's pruning of load-buffering cycles (Model.mayCycleThrough): can
+// a waiting read take part in one?
 //
 // When every unfinished thread waits on a read whose write is still to come,
 // each of those writes is program-order after some waiting read: the
@@ -14,8 +15,29 @@
 // fence, writes the read's location, or depends (data, address) on the read
 // on every path.
 
-import type { Instr, PureExpr, Thread } from '../program/program.js';
-import { evalPure, LOC_BASE, pureRegs } from '../program/program.js';
+import type { WaitingRead } from '../src/model/model.js';
+import type { Instr, PureExpr, Thread } from '../src/program/program.js';
+import { evalPure, LOC_BASE, pureRegs } from '../src/program/program.js';
+
+/**
+ * Whether a load-buffering cycle may go through these waiting reads: not
+ * if each of them is ordered before every write its thread may still do.
+ */
+export function mayCycleThrough(reads: readonly WaitingRead[]): boolean {
+  return !reads.every(orderedBeforeItsLaterWrites);
+}
+
+function orderedBeforeItsLaterWrites({ read: r, thread, pc, ins }: WaitingRead): boolean {
+  if (r.annot === 'PLAIN') return false;
+  const k = ins.prim.kind;
+  // A read that may belong to a failed RMW (cmpxchg, add_unless) may
+  // order nothing: the bell's Acquire and Mb leave out FailedRMW.
+  const mayFail = k === 'cmpxchg' || k === 'add_unless';
+  const strong = r.lock === 'LKR' || (!mayFail && r.annot === 'ACQUIRE') || (r.annot === 'MB' && (k === 'xchg' || k === 'atomic'));
+  // An exchange's own write does not depend on its read.
+  if (!strong && (k === 'xchg' || k === 'cmpxchg')) return false;
+  return orderedBeforeLaterWrites(thread, pc, ins.dst, strong, r.loc);
+}
 
 interface Must {
   /** Registers that hold a value computed from the read, on every path. */
@@ -73,7 +95,7 @@ function marked(ins: Extract<Instr, { op: 'prim' }>): boolean {
  * it is an acquire, a lock, or a full-barrier RMW that always succeeds) comes
  * before every write the thread may do after it, under the LKMM's ppo.
  */
-export function orderedBeforeLaterWrites(th: Thread, pc: number, dst: number, strong: boolean, readLoc: number): boolean {
+function orderedBeforeLaterWrites(th: Thread, pc: number, dst: number, strong: boolean, readLoc: number): boolean {
   if (strong) return true;
   const params = new Set(th.paramRegs);
   // A write to the read's own location, later in program order, is always
