@@ -7,7 +7,7 @@ import type { Program } from '../program/program.js';
 import { buildExecution, type Execution } from '../model/execution.js';
 import { lasting, scratch } from '../relation/relation.js';
 import type { ExploreResult } from './explorer.js';
-import { topNode, type ExploreState } from './state.js';
+import type { ExploreState } from './state.js';
 
 /** Every thread has finished: judges the execution, unless a guess is still unmatched. */
 export function finish(s: ExploreState): void {
@@ -25,7 +25,7 @@ function judge(s: ExploreState): void {
     throw new LimitError(`more than ${s.maxExecutions} candidate executions (--max-executions)`);
   }
   const { prog, opts } = s;
-  const exec = buildExecution(prog, s.events, s.co, topNode(s));
+  const exec = s.structures.execution(prog, s.events, s.co);
   const verdict = s.model.check(exec);
   const fs = { regs: s.finalRegs, mem: s.co.map((l) => s.events[l[l.length - 1]].value) };
   const values = prog.observed.map((o) => (o.kind === 'reg' ? fs.regs[o.thread][o.reg] : fs.mem[o.loc]));

@@ -5,9 +5,8 @@
 // contribute no rf edge here, which keeps the prefix a subset of every
 // completion.
 
-import { buildExecution } from '../model/execution.js';
 import { scratch } from '../relation/relation.js';
-import { topNode, type ExploreState } from './state.js';
+import type { ExploreState } from './state.js';
 
 /** See prefixConsistent. */
 const PREFIX_WINDOW = 256;
@@ -25,7 +24,7 @@ export function prefixConsistent(s: ExploreState): boolean {
   p.sinceReject++;
   s.counts.prefixChecks++;
   const ok = scratch(() => {
-    const exec = buildExecution(s.prog, s.events, s.co, topNode(s));
+    const exec = s.structures.execution(s.prog, s.events, s.co);
     return s.model.check(exec, { prefix: true }).consistent;
   });
   if (!ok) {

@@ -7,7 +7,7 @@
 import type { Event, LockKind } from '../events/event.js';
 import { LimitError } from '../parse/errors.js';
 import type { Instr, PrimInstr, Program } from '../program/program.js';
-import { StructureNode } from '../model/execution.js';
+import { StructureCache } from '../model/execution.js';
 import type { Model } from '../model/model.js';
 import { computeDomain, type ValueDomain } from './domain.js';
 import { newCoherenceScratch, type CoherenceScratch } from './coherence.js';
@@ -64,8 +64,8 @@ export interface ExploreState {
   readonly co: number[][];
   /** Per location, the accesses on the stack (event ids, in stack order). */
   readonly byLoc: number[][];
-  /** The structure node of each prefix of the event stack. */
-  readonly nodes: StructureNode[];
+  /** Structures (and what models derive from them) shared by candidates with the same events. */
+  readonly structures: StructureCache;
   /** Each thread's state (replaced, not mutated, as the thread goes on). */
   readonly ts: ThreadState[];
   readonly finalRegs: number[][];
@@ -97,7 +97,7 @@ export function newState(prog: Program, model: Model, opts: ExploreOptions): Exp
     events: [],
     co: Array.from({ length: nLoc }, () => []),
     byLoc: Array.from({ length: nLoc }, () => []),
-    nodes: [new StructureNode()],
+    structures: new StructureCache(),
     ts: [],
     finalRegs: [],
     waiting: [],
@@ -151,11 +151,6 @@ export function newEvent(s: ExploreState, thread: number, ts: ThreadState | null
     held: thread >= 0 && s.open[thread].length > 0 ? s.open[thread].slice() : undefined,
   };
   s.events.push(e);
-  if (StructureNode.count > StructureNode.MAX_NODES) {
-    for (const n of s.nodes) n.prune();
-    StructureNode.count = 0;
-  }
-  s.nodes.push(s.nodes[s.nodes.length - 1].child(e));
   if (e.loc >= 0 && e.kind !== 'F') s.byLoc[e.loc].push(e.id);
   return e;
 }
@@ -164,7 +159,6 @@ export function newEvent(s: ExploreState, thread: number, ts: ThreadState | null
 export function popEvent(s: ExploreState, e: Event): void {
   const last = s.events.pop();
   if (last !== e) throw new Error('explorer: event stack out of order');
-  s.nodes.pop();
   if (e.loc >= 0 && e.kind !== 'F') s.byLoc[e.loc].pop();
 }
 
@@ -175,9 +169,4 @@ export function withEvent(s: ExploreState, t: number, ts: ThreadState, f: EventF
   k();
   popEvent(s, e);
   ts.po = saved;
-}
-
-/** The structure node of the whole event stack. */
-export function topNode(s: ExploreState): StructureNode {
-  return s.nodes[s.nodes.length - 1];
 }

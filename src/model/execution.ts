@@ -71,46 +71,129 @@ export interface Structure {
 }
 
 /**
- * Where a list of events sits in the tree of event sequences explored: two
- * candidates with the same node have the same structure (events, program
- * order, annotations, dependencies), and share the relations derived from
- * it. The explorer keeps one node per event on its stack; sequences built
- * again after a backtrack (other rf choices earlier) find their node again.
- * The tree is bounded: past MAX_NODES it is cut back to the current stack.
+ * The structures of the candidates explored so far, by the shape of their
+ * events (per thread, in program order: kind, location, annotations, RMW
+ * partner, dependencies): two candidates of the same shape share their
+ * structure and every relation a model derives from it. Events are numbered
+ * canonically (initial writes, then thread by thread in program order), so
+ * every interleaving and every lock order that builds the same per-thread
+ * events finds the same structure. Bounded: past `limit` shapes it starts
+ * afresh.
  */
-export class StructureNode {
-  private children?: Map<string, StructureNode>;
-  structure?: Structure;
+export class StructureCache {
+  /** Each event's shape, relative to its own thread (ids as positions in program order). */
+  private readonly shapes = new WeakMap<Event, EventShape>();
+  private readonly shapeIds = new Map<string, number>();
+  private root: ShapeNode = { next: new Map() };
+  private nodeCount = 0;
+  constructor(private readonly limit = 20_000) {}
 
-  static count = 0;
-  static readonly MAX_NODES = 2_000;
-
-  child(e: Event): StructureNode {
-    const key = `${e.thread},${e.kind},${e.loc},${e.annot},${e.fence ?? ''},${e.lock ?? ''},${e.srcu ?? ''},` +
-      `${e.isRmw ? 1 : 0},${e.kind === 'W' ? e.rmwPartner : ''},${e.addrDeps},${e.dataDeps},${e.ctrlDeps}`;
-    this.children ??= new Map();
-    let c = this.children.get(key);
-    if (!c) {
-      this.children.set(key, (c = new StructureNode()));
-      StructureNode.count++;
+  /** The execution of the explorer's events (in the order they were built) and coherence lists. */
+  execution(prog: Program, evs: readonly Event[], coIn: readonly number[][]): Execution {
+    const n = evs.length;
+    // Canonical id of each event: initial writes first, then thread by thread.
+    const newId = new Int32Array(n);
+    const count: number[] = [];
+    let inits = 0;
+    for (const e of evs) {
+      if (e.thread < 0) inits++;
+      else count[e.thread] = (count[e.thread] ?? 0) + 1;
     }
-    return c;
+    const base: number[] = [];
+    let at = inits;
+    for (let t = 0; t < count.length; t++) {
+      base[t] = at;
+      at += count[t] ?? 0;
+    }
+    let nextInit = 0;
+    for (let i = 0; i < n; i++) {
+      const e = evs[i];
+      newId[i] = e.thread < 0 ? nextInit++ : base[e.thread] + e.poIndex;
+    }
+    const events: Event[] = new Array(n);
+    let node = this.root;
+    let identity = true;
+    for (let i = 0; i < n; i++) if (newId[i] !== i) identity = false;
+    const order = new Int32Array(n);
+    for (let i = 0; i < n; i++) order[newId[i]] = i;
+    for (let c = 0; c < n; c++) {
+      const e = evs[order[c]];
+      const sh = this.shapeOf(e, evs);
+      const shift = e.thread < 0 ? 0n : BigInt(base[e.thread]);
+      events[c] = identity
+        ? e
+        : {
+            ...e,
+            id: c,
+            rf: e.rf >= 0 ? newId[e.rf] : e.rf,
+            rmwPartner: e.rmwPartner >= 0 ? newId[e.rmwPartner] : e.rmwPartner,
+            addrDeps: sh.addr << shift,
+            dataDeps: sh.data << shift,
+            ctrlDeps: sh.ctrl << shift,
+            held: e.held?.map((h) => newId[h]),
+          };
+      let child = node.next.get(sh.id);
+      if (!child) {
+        node.next.set(sh.id, (child = { next: new Map() }));
+        this.nodeCount++;
+      }
+      node = child;
+    }
+    const co = identity ? (coIn as number[][]) : coIn.map((l) => l.map((id) => newId[id]));
+    const st = (node.structure ??= lasting(() => buildStructure(events)));
+    if (this.nodeCount > this.limit) {
+      this.root = { next: new Map() };
+      this.nodeCount = 0;
+    }
+    return assemble(prog, events, co, st);
   }
 
-  /** Forgets the subtrees below this node (memory bound). */
-  prune(): void {
-    this.children = undefined;
+  private shapeOf(e: Event, evs: readonly Event[]): EventShape {
+    const known = this.shapes.get(e);
+    if (known && known.partner === e.rmwPartner) return known;
+    const local = (bits: bigint) => {
+      let out = 0n;
+      for (let i = 0; bits !== 0n; i++, bits >>= 1n) if (bits & 1n) out |= 1n << BigInt(evs[i].poIndex);
+      return out;
+    };
+    const addr = local(e.addrDeps);
+    const data = local(e.dataDeps);
+    const ctrl = local(e.ctrlDeps);
+    const partner = e.rmwPartner >= 0 ? evs[e.rmwPartner].poIndex : -1;
+    const key = `${e.thread},${e.kind},${e.loc},${e.annot},${e.fence ?? ''},${e.lock ?? ''},${e.srcu ?? ''},` +
+      `${e.isRmw ? 1 : 0},${partner},${addr},${data},${ctrl}`;
+    let id = this.shapeIds.get(key);
+    if (id === undefined) this.shapeIds.set(key, (id = this.shapeIds.size));
+    const sh: EventShape = { id, partner: e.rmwPartner, addr, data, ctrl };
+    this.shapes.set(e, sh);
+    return sh;
   }
 }
 
-export function buildExecution(prog: Program, evs: readonly Event[], coLists: readonly number[][], node?: StructureNode): Execution {
-  const events = evs as Event[];
+interface EventShape {
+  id: number;
+  /** The event's rmwPartner when the shape was taken (it is set after the event is made). */
+  partner: number;
+  addr: bigint;
+  data: bigint;
+  ctrl: bigint;
+}
+
+interface ShapeNode {
+  next: Map<number, ShapeNode>;
+  structure?: Structure;
+}
+
+/**
+ * An execution of events already numbered as the model sees them (a copy
+ * made for a report, a test): no structure is shared.
+ */
+export function buildExecution(prog: Program, events: readonly Event[], coLists: readonly number[][]): Execution {
+  return assemble(prog, events as Event[], coLists as number[][], lasting(() => buildStructure(events as Event[])));
+}
+
+function assemble(prog: Program, events: Event[], coLists: number[][], st: Structure): Execution {
   const n = events.length;
-  let st = node?.structure;
-  if (!st) {
-    st = lasting(() => buildStructure(events));
-    if (node) node.structure = st;
-  }
   // Final writes, of the locations the final state shows (as herd's FW).
   const FW = new EventSet(n);
   for (const o of prog.observed ?? []) {
@@ -128,7 +211,7 @@ export function buildExecution(prog: Program, evs: readonly Event[], coLists: re
   return {
     n,
     events,
-    co: coLists as number[][],
+    co: coLists,
     locations: prog.locations,
     sets: { ...st.sets, FW },
     rel: { ...st.rel, rf, co },
