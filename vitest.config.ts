@@ -4,5 +4,7 @@ export default {
     testTimeout: 60000,
     hookTimeout: 120000,
     pool: 'forks',
+    // Suites the tests write are not kept in the user's cache folder (test/lowered.test.ts sets its own).
+    env: { LITMUS_CACHE_DIR: 'off' },
   },
 };

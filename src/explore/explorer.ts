@@ -23,7 +23,7 @@ import type { Model } from '../model/model.js';
 import { LimitError } from '../parse/errors.js';
 import type { Program } from '../program/program.js';
 import { DOMAIN_CAP } from './domain.js';
-import { result } from './outcomes.js';
+import { FoundPositive, result } from './outcomes.js';
 import { advance, initThread } from './schedule.js';
 import { newEvent, newState } from './state.js';
 
@@ -39,6 +39,12 @@ export interface ExploreOptions {
   keepIncoherent?: boolean;
   /** Called with the forbidden candidate kept (see keepWitnesses); may throw to stop the exploration. */
   onForbidden?: (c: ForbiddenCandidate) => void;
+  /**
+   * Stop at the first allowed execution that satisfies the condition (for
+   * "is the outcome reachable?"): the result then counts only what was
+   * built until then.
+   */
+  untilPositive?: boolean;
 }
 
 /** A candidate that satisfies the condition but that the model forbids, and why. */
@@ -87,6 +93,10 @@ export function explore(prog: Program, model: Model, opts: ExploreOptions = {}):
     s.co[loc].push(e.id);
   });
   prog.threads.forEach((_, t) => s.ts.push(initThread(s, t)));
-  advance(s);
+  try {
+    advance(s);
+  } catch (e) {
+    if (!(e instanceof FoundPositive)) throw e;
+  }
   return result(s);
 }

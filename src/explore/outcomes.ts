@@ -9,6 +9,9 @@ import { lasting, scratch } from '../relation/relation.js';
 import type { ExploreResult } from './explorer.js';
 import type { ExploreState } from './state.js';
 
+/** Thrown to stop the exploration at the first positive execution (ExploreOptions.untilPositive). */
+export class FoundPositive {}
+
 /** Every thread has finished: judges the execution, unless a guess is still unmatched. */
 export function finish(s: ExploreState): void {
   if (s.pending.length > 0) {
@@ -51,6 +54,7 @@ function judge(s: ExploreState): void {
     s.outcomes.set(key, o);
   }
   o.count++;
+  if (pos && opts.untilPositive) throw new FoundPositive();
 }
 
 /** What the exploration found, once it is over. */

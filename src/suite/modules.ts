@@ -64,6 +64,11 @@ export class Modules {
     });
   }
 
+  /** Every file read so far, in the order first read. */
+  files(): string[] {
+    return [...this.cache.keys()];
+  }
+
   pos(module: Module, node: Node): Pos {
     const lc = module.source.getLineAndColumnAtPos(node.getStart());
     return { line: lc.line, col: lc.column };

@@ -23,6 +23,8 @@ export interface SuiteTest {
 
 export interface Suite {
   file: string;
+  /** Every file read for it, the entry first (what its saved lowering depends on). */
+  sources: string[];
   /** A single test (the file's default export is a scenario), not a suite. */
   single: boolean;
   title: string;
@@ -40,9 +42,27 @@ export function suiteEntry(folder: string): string | undefined {
   return existsSync(p) ? p : undefined;
 }
 
-export async function readSuite(file: string): Promise<Suite> {
+/**
+ * A suite's tests, lowered to C. A saved lowering whose stamp matches the
+ * files is used (see lowered.ts); `fresh` always reads with ts-morph.
+ */
+export async function readSuite(file: string, opts: { fresh?: boolean } = {}): Promise<Suite> {
+  const { loadLowered, saveLowered } = await import('./lowered.js');
+  if (!opts.fresh) {
+    const saved = loadLowered(file);
+    if (saved) return saved;
+  }
+  const suite = await readFresh(file);
+  if (!opts.fresh) saveLowered(suite);
+  return suite;
+}
+
+/** Reads a suite with ts-morph (loaded now). */
+export async function readFresh(file: string): Promise<Suite> {
   const ts = await import('ts-morph');
-  return new SuiteReader(new Modules(ts)).read(file);
+  const mods = new Modules(ts);
+  const suite = new SuiteReader(mods).read(file);
+  return { ...suite, sources: mods.files() };
 }
 
 interface ScenarioDef {
@@ -73,7 +93,7 @@ class SuiteReader {
       const sc = this.scenarioDef(m, call.node);
       const name = basename(file).replace(/\.ts$/, '');
       return {
-        file, single: true, title: sc.says, versions: [name], scenarios: [{ name: sc.name, says: sc.says }],
+        file, sources: [], single: true, title: sc.says, versions: [name], scenarios: [{ name: sc.name, says: sc.says }],
         tests: this.tests(sc, m, name, sc.name),
       };
     }
@@ -92,7 +112,7 @@ class SuiteReader {
     const tests: SuiteTest[] = [];
     for (const sc of scenarios) for (const [vname, vmod] of versions) tests.push(...this.tests(sc, vmod, vname, `${sc.name}-${vname}`));
     return {
-      file, single: false, title, underReview, baseline, badOutcome,
+      file, sources: [], single: false, title, underReview, baseline, badOutcome,
       versions: versions.map(([n]) => n),
       scenarios: scenarios.map((s) => ({ name: s.name, says: s.says })),
       tests,
