@@ -10,6 +10,7 @@ import { stepNumbers } from '../src/report/steps.js';
 import { scratch } from '../src/relation/relation.js';
 import { sc } from '../models/sc.js';
 import { x86tso } from '../models/x86tso.js';
+import { speedView } from '../src/cli/herd7-test.js';
 import { stateSet, stripPos } from './util.js';
 
 // ------------------------------------------------------------ generator
@@ -208,6 +209,34 @@ describe('determinism', () => {
         expect(new Set(r.states.map((s) => JSON.stringify(s.bindings))).size).toBe(r.states.length);
         const obs = r.positive === 0 ? 'Never' : r.negative === 0 ? 'Always' : 'Sometimes';
         expect(r.observation).toBe(obs);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+describe('condition-directed search (--speedcheck)', () => {
+  // The generated conditions mix /\ and \/ over registers and a location,
+  // under exists, ~exists and forall; genSync adds locks, RCU and SRCU.
+  it('decides the exhaustive Observation and Ok; -speedcheck true keeps exactly the states the condition looks for', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(gen, genSync), async (g) => {
+        await tick();
+        const text = render(g);
+        const all = checkSource(text, { model: lkmm });
+        const d = checkSource(text, { model: lkmm, speedcheck: 'decide' });
+        expect([d.observation, d.ok], text).toEqual([all.observation, all.ok]);
+        expect(d.positive + d.negative).toBeLessThanOrEqual(2);
+        const t = speedView(checkSource(text, { model: lkmm, speedcheck: 'true' }), 'true');
+        const want = speedView(all, 'true');
+        expect({ states: t.states, p: t.positive, n: t.negative, o: t.observation }, text).toEqual({
+          states: want.states,
+          p: want.positive,
+          n: want.negative,
+          o: want.observation,
+        });
+        const f = speedView(checkSource(text, { model: lkmm, speedcheck: 'fast' }), 'fast');
+        expect([f.observation, f.positive + f.negative], text).toEqual([want.observation, Math.min(1, want.positive + want.negative)]);
       }),
       { numRuns: RUNS },
     );

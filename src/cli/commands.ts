@@ -24,6 +24,7 @@ interface CheckFlags {
   quiet?: boolean;
   herdCompatible?: boolean;
   herd?: boolean;
+  speedcheck?: boolean;
 }
 
 export async function runCheck(inputs: string[], o: CheckFlags): Promise<number> {
@@ -55,7 +56,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
   }
   const opts: RunOptions = {
     model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout, trace: o.trace, dot: o.dot, svg: o.svg,
-    herdCompatible: o.herdCompatible,
+    herdCompatible: o.herdCompatible, speedcheck: o.speedcheck,
   };
   const jobs = Math.max(1, Math.min(o.jobs ?? availableParallelism(), files.length));
   const reports: FileReport[] = jobs > 1 ? await runPool(files, opts, jobs) : [];

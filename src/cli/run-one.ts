@@ -21,6 +21,8 @@ export interface RunOptions {
   svg?: string;
   /** Also list what herd7 would refuse (src/export/lint.ts). */
   herdCompatible?: boolean;
+  /** Decide the verdict without counting every execution (explore/speedcheck.ts). */
+  speedcheck?: boolean;
 }
 
 export interface FileReport {
@@ -74,6 +76,8 @@ export interface JsonResult {
   matches?: boolean;
   judgement?: string;
   stats: CheckResult['stats'];
+  /** With --speedcheck: positive, negative, states and flags cover only the executions built, not all. */
+  countsSkipped?: boolean;
   meta?: SuiteMeta;
 }
 
@@ -94,6 +98,7 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
       maxExecutions: opts.maxExecutions,
       timeoutMs: opts.timeoutMs,
       keepWitnesses: wantTrace || opts.dot !== undefined || opts.svg !== undefined,
+      speedcheck: opts.speedcheck ? 'decide' : undefined,
     });
     const meta = suiteMeta(text);
     const status: 0 | 1 = r.matches === false ? 1 : 0;
@@ -156,6 +161,7 @@ export function toJson(file: string, r: CheckResult, meta?: SuiteMeta): JsonResu
     matches: r.matches,
     judgement: r.judgement,
     stats: r.stats,
+    countsSkipped: r.speedcheck ? true : undefined,
     meta,
   };
 }

@@ -2,7 +2,7 @@
 // sets of values until nothing new appears. The explorer uses it to guess
 // the value of a read whose write comes later in its exploration order.
 
-import { binop, evalPure, isAddress, LOC_BASE, pureRegs, type Program, type PureExpr, type Thread } from '../program/program.js';
+import { binop, evalPure, isAddress, LOC_BASE, pureRegs, type Instr, type Program, type PureExpr, type Thread } from '../program/program.js';
 
 /**
  * How many values a location may take before the test is refused. Chained
@@ -311,28 +311,36 @@ export function computeDomain(prog: Program): ValueDomain {
     if (!changed) break;
   }
   const writesFrom = prog.threads.map((th) => {
-    const n = th.code.length;
     const here: Set<number>[] = th.code.map(() => new Set<number>());
     for (const { pc, regs } of lastStates[th.index].values()) {
       const ins = th.code[pc];
       if (!ins || ins.op !== 'prim' || !WRITERS.has(ins.prim.kind)) continue;
       for (const l of locsOf(absEval(ins.addr, regs))) here[pc].add(l);
     }
-    // Backwards over the control-flow graph until nothing changes.
-    const from: Set<number>[] = Array.from({ length: n + 1 }, () => new Set<number>());
-    for (let changed = true; changed; ) {
-      changed = false;
-      for (let pc = n - 1; pc >= 0; pc--) {
-        const ins = th.code[pc];
-        const succ = ins.op === 'jump' ? [ins.target] : ins.op === 'branch' ? [pc + 1, ins.ifFalse] : [pc + 1];
-        const set = from[pc];
-        const before = set.size;
-        for (const l of here[pc]) set.add(l);
-        for (const q of succ) for (const l of from[q] ?? []) set.add(l);
-        if (set.size !== before) changed = true;
-      }
-    }
-    return from;
+    return reachableUnion(th.code, here);
   });
   return { mayWrite, writesFrom, bounded };
+}
+
+/**
+ * For each instruction of a thread (and its end, code.length), the union of
+ * `here` over every instruction reachable from it, itself included: a
+ * backward pass over the control-flow graph until nothing changes.
+ */
+export function reachableUnion(code: Instr[], here: Set<number>[]): Set<number>[] {
+  const n = code.length;
+  const from: Set<number>[] = Array.from({ length: n + 1 }, () => new Set<number>());
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (let pc = n - 1; pc >= 0; pc--) {
+      const ins = code[pc];
+      const succ = ins.op === 'jump' ? [ins.target] : ins.op === 'branch' ? [pc + 1, ins.ifFalse] : [pc + 1];
+      const set = from[pc];
+      const before = set.size;
+      for (const x of here[pc]) set.add(x);
+      for (const q of succ) for (const x of from[q] ?? []) set.add(x);
+      if (set.size !== before) changed = true;
+    }
+  }
+  return from;
 }

@@ -17,15 +17,19 @@
 //   (coherence.ts), and the model's axioms on the prefix (prefix.ts), which
 //   only get worse as events and edges are added.
 // - outcomes.ts: each complete candidate is judged and counted.
+// - speedcheck.ts (with the speedcheck option): a partial execution whose
+//   final condition can no longer come out a way the search looks for is
+//   dropped, and the search stops once it has its answer.
 
 import type { Execution } from '../model/execution.js';
 import type { Model } from '../model/model.js';
 import { LimitError } from '../parse/errors.js';
 import type { Program } from '../program/program.js';
 import { DOMAIN_CAP } from './domain.js';
-import { FoundPositive, result } from './outcomes.js';
+import { result } from './outcomes.js';
 import { advance, initThread } from './schedule.js';
 import { newEvent, newState } from './state.js';
+import { SearchDone, type SpeedMode } from './speedcheck.js';
 
 export interface ExploreOptions {
   maxExecutions?: number;
@@ -39,12 +43,8 @@ export interface ExploreOptions {
   keepIncoherent?: boolean;
   /** Called with the forbidden candidate kept (see keepWitnesses); may throw to stop the exploration. */
   onForbidden?: (c: ForbiddenCandidate) => void;
-  /**
-   * Stop at the first allowed execution that satisfies the condition (for
-   * "is the outcome reachable?"): the result then counts only what was
-   * built until then.
-   */
-  untilPositive?: boolean;
+  /** Condition-directed search instead of counting every execution (speedcheck.ts). */
+  speedcheck?: SpeedMode;
 }
 
 /** A candidate that satisfies the condition but that the model forbids, and why. */
@@ -96,7 +96,7 @@ export function explore(prog: Program, model: Model, opts: ExploreOptions = {}):
   try {
     advance(s);
   } catch (e) {
-    if (!(e instanceof FoundPositive)) throw e;
+    if (!(e instanceof SearchDone)) throw e;
   }
   return result(s);
 }

@@ -8,9 +8,7 @@ import { buildExecution, type Execution } from '../model/execution.js';
 import { lasting, scratch } from '../relation/relation.js';
 import type { ExploreResult } from './explorer.js';
 import type { ExploreState } from './state.js';
-
-/** Thrown to stop the exploration at the first positive execution (ExploreOptions.untilPositive). */
-export class FoundPositive {}
+import { SearchDone } from './speedcheck.js';
 
 /** Every thread has finished: judges the execution, unless a guess is still unmatched. */
 export function finish(s: ExploreState): void {
@@ -54,7 +52,7 @@ function judge(s: ExploreState): void {
     s.outcomes.set(key, o);
   }
   o.count++;
-  if (pos && opts.untilPositive) throw new FoundPositive();
+  if (s.search?.found(pos)) throw new SearchDone();
 }
 
 /** What the exploration found, once it is over. */

@@ -38,7 +38,7 @@ export function advance(s: ExploreState): void {
       s.ts[u] = next;
       if (!runLocal(s, u, next)) return;
     }
-    if (!pendingStillPossible(s)) {
+    if (!pendingStillPossible(s) || s.search?.cannotMatter(s.ts, s.co, s.events)) {
       s.counts.pruned++;
       return;
     }

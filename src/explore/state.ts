@@ -11,6 +11,7 @@ import { StructureCache } from '../model/execution.js';
 import type { Model } from '../model/model.js';
 import { computeDomain, type ValueDomain } from './domain.js';
 import { newCoherenceScratch, type CoherenceScratch } from './coherence.js';
+import { ConditionSearch } from './speedcheck.js';
 import type { ExploreOptions, ForbiddenCandidate, Outcome } from './explorer.js';
 
 
@@ -83,15 +84,18 @@ export interface ExploreState {
   readonly rejectedBy: Map<string, number>;
   forbidden?: ForbiddenCandidate;
   readonly coherence: CoherenceScratch;
+  /** The condition-directed search, with the speedcheck option. */
+  readonly search?: ConditionSearch;
 }
 
 export function newState(prog: Program, model: Model, opts: ExploreOptions): ExploreState {
   const nLoc = prog.locations.length;
+  const domain = computeDomain(prog);
   return {
     prog,
     model,
     opts,
-    domain: computeDomain(prog),
+    domain,
     deadline: opts.timeoutMs ? Date.now() + opts.timeoutMs : Infinity,
     maxExecutions: opts.maxExecutions ?? 1_000_000,
     events: [],
@@ -111,6 +115,7 @@ export function newState(prog: Program, model: Model, opts: ExploreOptions): Exp
     rejectedBy: new Map(),
     forbidden: undefined,
     coherence: newCoherenceScratch(),
+    search: opts.speedcheck ? new ConditionSearch(prog, domain, opts.speedcheck) : undefined,
   };
 }
 

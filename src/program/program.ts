@@ -57,6 +57,24 @@ export interface FinalCheck {
   /** Evaluates the condition on a final state. */
   holds: (fs: FinalState) => boolean;
   filter?: (fs: FinalState) => boolean;
+  /**
+   * The condition over what is known of a state so far: true or false once
+   * the values it depends on are settled, undefined while they may change
+   * (Kleene's three-valued logic; on a final state, the same as holds).
+   */
+  decide: (v: StateView) => boolean | undefined;
+  decideFilter?: (v: StateView) => boolean | undefined;
+}
+
+/** What is known of a state: a register's or location's value, or undefined while it may still change. */
+export interface StateView {
+  reg(thread: number, reg: number): number | undefined;
+  mem(loc: number): number | undefined;
+}
+
+/** A final state, where everything is known. */
+function viewOf(fs: FinalState): StateView {
+  return { reg: (t, r) => fs.regs[t][r], mem: (l) => fs.mem[l] };
 }
 
 export interface FinalState {
@@ -166,12 +184,12 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
   }
   // herd's states show what the final condition and `locations` name, not
   // what only the filter names: `shown` is false while compiling the filter.
-  const compileTerm = (t: CondTerm, isRhs: boolean, shown: boolean): ((fs: FinalState) => number) => {
+  const compileTerm = (t: CondTerm, isRhs: boolean, shown: boolean): ((v: StateView) => number | undefined) => {
     if (t.kind === 'num') return () => t.value;
     if (t.kind === 'reg') {
       const o = regRef(t.thread, t.name, t.pos) as Extract<Observed, { kind: 'reg' }>;
       if (shown) observe(o);
-      return (fs) => fs.regs[o.thread][o.reg];
+      return (v) => v.reg(o.thread, o.reg);
     }
     if (isRhs && !t.deref) {
       // On the right of `=`, a location name is its address (`1:r2=x0`); `[x]` is its value.
@@ -181,9 +199,10 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
     }
     const o = memRef(t.name, t.pos) as Extract<Observed, { kind: 'mem' }>;
     if (shown) observe(o);
-    return (fs) => fs.mem[o.loc];
+    return (v) => v.mem(o.loc);
   };
-  const compileCond = (c: CondExpr, shown: boolean): ((fs: FinalState) => boolean) => {
+  // Kleene's logic: undefined is "not known yet".
+  const compileCond = (c: CondExpr, shown: boolean): ((v: StateView) => boolean | undefined) => {
     switch (c.kind) {
       case 'true':
         return () => true;
@@ -191,38 +210,62 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
         return () => false;
       case 'not': {
         const a = compileCond(c.arg, shown);
-        return (fs) => !a(fs);
+        return (v) => {
+          const x = a(v);
+          return x === undefined ? undefined : !x;
+        };
       }
       case 'and': {
         const a = compileCond(c.left, shown);
         const b = compileCond(c.right, shown);
-        return (fs) => a(fs) && b(fs);
+        return (v) => {
+          const x = a(v);
+          if (x === false) return false;
+          const y = b(v);
+          return y === false ? false : x && y;
+        };
       }
       case 'or': {
         const a = compileCond(c.left, shown);
         const b = compileCond(c.right, shown);
-        return (fs) => a(fs) || b(fs);
+        return (v) => {
+          const x = a(v);
+          if (x === true) return true;
+          const y = b(v);
+          return y === true ? true : x === undefined || y === undefined ? undefined : false;
+        };
       }
       case 'implies': {
         const a = compileCond(c.left, shown);
         const b = compileCond(c.right, shown);
-        return (fs) => !a(fs) || b(fs);
+        return (v) => {
+          const x = a(v);
+          if (x === false) return true;
+          const y = b(v);
+          return y === true ? true : x === undefined || y === undefined ? undefined : false;
+        };
       }
       case 'eq': {
         const l = compileTerm(c.lhs, false, shown);
         const r = compileTerm(c.rhs, true, shown);
-        return c.negated ? (fs) => l(fs) !== r(fs) : (fs) => l(fs) === r(fs);
+        return (v) => {
+          const x = l(v);
+          const y = r(v);
+          return x === undefined || y === undefined ? undefined : (x === y) !== c.negated;
+        };
       }
     }
   };
-  const holds = compileCond(test.condition, true);
-  const filter = test.filter ? compileCond(test.filter, false) : undefined;
+  const decide = compileCond(test.condition, true);
+  const decideFilter = test.filter ? compileCond(test.filter, false) : undefined;
+  const holds = (fs: FinalState) => decide(viewOf(fs)) === true;
+  const filter = decideFilter && ((fs: FinalState) => decideFilter(viewOf(fs)) === true);
   return {
     name: test.name,
     locations,
     initValues,
     threads,
-    final: { quantifier: test.quantifier, holds, filter },
+    final: { quantifier: test.quantifier, holds, filter, decide, decideFilter },
     observed,
     unroll,
     test,

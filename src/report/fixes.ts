@@ -88,7 +88,7 @@ function strengthen(prog: Program, thread: number, s: PoStep['from'], annot: Ann
 /** Whether some execution satisfies the condition; undefined when a limit stopped the check. */
 export function satisfiable(prog: Program, model: Model, limits: Limits): boolean | undefined {
   try {
-    return explore(prog, model, { ...limits, untilPositive: true }).positive > 0;
+    return explore(prog, model, { ...limits, speedcheck: 'reachable' }).positive > 0;
   } catch (e) {
     if (e instanceof LimitError) return undefined;
     throw e;

@@ -26,7 +26,9 @@ export function herdBlock(r: CheckResult): string {
 /** The one-line human summary that follows each block. */
 export function humanLine(r: CheckResult): string {
   const total = r.positive + r.negative;
-  let line = `${r.name}: ${r.observation} (${r.positive} of ${total} executions) under ${r.model}`;
+  let line = r.speedcheck
+    ? `${r.name}: ${r.observation} under ${r.model} (--speedcheck: decided from ${total} execution${total === 1 ? '' : 's'}; counts skipped: the states, counts and flags above are those executions)`
+    : `${r.name}: ${r.observation} (${r.positive} of ${total} executions) under ${r.model}`;
   if (r.expected !== undefined) {
     const expected = r.expectsDataRace ? `${r.expected} DATARACE` : r.expected;
     const why = r.judgement ? ` (${r.judgement})` : '';

@@ -1,0 +1,106 @@
+// Condition-directed search (herd7's -speedcheck): the explorer drops a
+// partial execution as soon as the final condition, evaluated three-valued
+// over the values already settled, says that no completion can matter, and
+// stops once the answer is known.
+//
+// A register's final value is settled when its thread has finished, or when
+// no instruction its thread can still reach assigns it; a location's, when no
+// unfinished thread can still write it (its last write in coherence order is
+// then final). Everything else is unknown, and the condition (Kleene's logic,
+// FinalCheck.decide) is true, false, or not yet known.
+
+import type { Event } from '../events/event.js';
+import type { Instr, Program, StateView } from '../program/program.js';
+import { reachableUnion, type ValueDomain } from './domain.js';
+
+/**
+ * - `decide` (`litmus check --speedcheck`): the Observation (Never,
+ *   Sometimes, Always) without counting: look for one execution on each side
+ *   of the condition, dropping partial executions whose side has been seen;
+ *   stop when both are.
+ * - `true` (herd7 `-speedcheck true`): count only the executions the
+ *   condition looks for (satisfying it for exists and ~exists, violating it
+ *   for forall), dropping the others as early as they are known.
+ * - `fast` (herd7 `-speedcheck fast`): as `true`, stopping at the first.
+ * - `reachable` (fix search: is the outcome reachable?): only executions
+ *   that satisfy the condition, whatever its quantifier; stop at the first.
+ */
+export type SpeedMode = 'decide' | 'true' | 'fast' | 'reachable';
+
+/** Thrown by the explorer when the search has its answer. */
+export class SearchDone extends Error {
+  constructor() {
+    super('speedcheck: answer found');
+  }
+}
+
+/** What the search reads of a thread. */
+export interface ThreadView {
+  done: boolean;
+  pc: number;
+  regs: number[];
+}
+
+export class ConditionSearch {
+  /** thread -> pc -> registers that an instruction reachable from pc assigns. */
+  private readonly regsFrom: Set<number>[][];
+  /** Whether a counted execution satisfied the condition (index 1) or not (0). */
+  private readonly seen = [false, false];
+
+  constructor(
+    private readonly prog: Program,
+    private readonly domain: ValueDomain,
+    private readonly mode: SpeedMode,
+  ) {
+    this.regsFrom = prog.threads.map((th) => reachableUnion(th.code, th.code.map(assigned)));
+  }
+
+  /**
+   * Whether no completion of the execution built so far can matter: the
+   * filter is already false, or the condition already has a value the
+   * search does not look for.
+   */
+  cannotMatter(threads: readonly ThreadView[], co: readonly number[][], events: readonly Event[]): boolean {
+    const view = this.view(threads, co, events);
+    const final = this.prog.final;
+    if (final.decideFilter?.(view) === false) return true;
+    const c = final.decide(view);
+    return c !== undefined && !this.wanted(c);
+  }
+
+  /** Records a counted execution; true when the search has its answer. */
+  found(positive: boolean): boolean {
+    this.seen[positive ? 1 : 0] = true;
+    if (this.mode === 'decide') return this.seen[0] && this.seen[1];
+    return (this.mode === 'fast' || this.mode === 'reachable') && this.wanted(positive);
+  }
+
+  private wanted(positive: boolean): boolean {
+    if (this.mode === 'decide') return !this.seen[positive ? 1 : 0];
+    if (this.mode === 'reachable') return positive;
+    return positive === (this.prog.final.quantifier !== 'forall');
+  }
+
+  private view(threads: readonly ThreadView[], co: readonly number[][], events: readonly Event[]): StateView {
+    return {
+      reg: (t, r) => {
+        const ts = threads[t];
+        return ts.done || !this.regsFrom[t][ts.pc]?.has(r) ? ts.regs[r] : undefined;
+      },
+      mem: (loc) => {
+        for (let v = 0; v < threads.length; v++) {
+          if (!threads[v].done && this.domain.writesFrom[v][threads[v].pc]?.has(loc)) return undefined;
+        }
+        const list = co[loc];
+        return events[list[list.length - 1]].value;
+      },
+    };
+  }
+}
+
+/** The register an instruction assigns, if any. */
+function assigned(ins: Instr): Set<number> {
+  const out = new Set<number>();
+  if ((ins.op === 'set' || ins.op === 'prim') && ins.dst >= 0) out.add(ins.dst);
+  return out;
+}

@@ -1,0 +1,158 @@
+// Condition-directed search (--speedcheck, src/explore/speedcheck.ts): the
+// three-valued condition, the same verdicts as the exhaustive run on the
+// corpora, and the command line. The property over generated tests is in
+// properties.test.ts.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkSource } from '../src/check.js';
+import { parseLitmus } from '../src/parse/parser.js';
+import { buildProgram, type StateView } from '../src/program/program.js';
+import { speedView } from '../src/cli/herd7-test.js';
+import { lkmm } from '../models/lkmm.js';
+import { corpusDir, readRows } from '../scripts/corpus.js';
+import { CLI, runNode } from './util.js';
+import { MP_REL_ACQ } from './shapes.js';
+
+/** A two-thread test whose condition is `cond` (P0 has r0, r1; locations x, y). */
+function withCondition(cond: string): string {
+  return `C cond\n\n{}\n\nP0(int *x, int *y)\n{\n\tint r0;\n\tint r1;\n\n\tr0 = READ_ONCE(*x);\n\tr1 = READ_ONCE(*y);\n}\n\nP1(int *x, int *y)\n{\n\tWRITE_ONCE(*x, 1);\n\tWRITE_ONCE(*y, 2);\n}\n\n${cond}\n`;
+}
+
+/** The condition of `cond` over a state where only `known` is known (r0, r1 of P0; x, y). */
+function decide(cond: string, known: { r0?: number; r1?: number; x?: number; y?: number }): boolean | undefined {
+  const prog = buildProgram(parseLitmus(withCondition(cond)));
+  const regs = prog.threads[0].regs;
+  const view: StateView = {
+    reg: (t, r) => (t === 0 ? (known as Record<string, number | undefined>)[regs[r]] : undefined),
+    mem: (l) => (known as Record<string, number | undefined>)[prog.locations[l]],
+  };
+  return prog.final.decide(view);
+}
+
+describe('the condition over a partly known state (Kleene logic)', () => {
+  it('a conjunction is false as soon as one settled atom is, and unknown until then', () => {
+    expect(decide('exists (0:r0=1 /\\ y=2)', { y: 1 })).toBe(false);
+    expect(decide('exists (0:r0=1 /\\ y=2)', { y: 2 })).toBeUndefined();
+    expect(decide('exists (0:r0=1 /\\ y=2)', { r0: 1, y: 2 })).toBe(true);
+  });
+
+  it('a disjunction is true as soon as one settled atom is', () => {
+    expect(decide('exists (0:r0=1 \\/ 0:r1=2)', { r1: 2 })).toBe(true);
+    expect(decide('exists (0:r0=1 \\/ 0:r1=2)', { r1: 0 })).toBeUndefined();
+    expect(decide('exists (0:r0=1 \\/ 0:r1=2)', { r0: 0, r1: 0 })).toBe(false);
+  });
+
+  it('negation, implication, a register on the right and <> follow the same logic', () => {
+    expect(decide('exists (~0:r0=1)', {})).toBeUndefined();
+    expect(decide('exists (~0:r0=1)', { r0: 0 })).toBe(true);
+    expect(decide('exists (0:r0=1 => 0:r1=2)', { r0: 0 })).toBe(true);
+    expect(decide('exists (0:r0=1 => 0:r1=2)', { r1: 2 })).toBe(true);
+    expect(decide('exists (0:r0=1 => 0:r1=2)', { r0: 1 })).toBeUndefined();
+    expect(decide('exists (0:r0=1 => 0:r1=2)', { r0: 1, r1: 0 })).toBe(false);
+    expect(decide('exists (0:r0=0:r1)', { r0: 1 })).toBeUndefined();
+    expect(decide('exists (0:r0=0:r1)', { r0: 1, r1: 1 })).toBe(true);
+    expect(decide('exists (0:r0<>1)', { r0: 1 })).toBe(false);
+  });
+
+  it('on a final state, decide is holds', () => {
+    const prog = buildProgram(parseLitmus(withCondition('forall (0:r0=1 \\/ ~(x=1 /\\ 0:r1=0))')));
+    for (const r0 of [0, 1]) {
+      for (const r1 of [0, 2]) {
+        const fs = { regs: [[r0, r1, 0, 0].slice(0, prog.threads[0].regs.length), []], mem: [1, 2] };
+        const view: StateView = { reg: (t, r) => fs.regs[t][r], mem: (l) => fs.mem[l] };
+        expect(prog.final.decide(view)).toBe(prog.final.holds(fs));
+      }
+    }
+  });
+});
+
+describe('the search prunes and stops', () => {
+  // Seven threads each reading x: 2^7 final states, one of which the condition names.
+  const readers = Array.from({ length: 7 }, (_, i) => `P${i}(int *x)\n{\n\tint r0;\n\n\tr0 = READ_ONCE(*x);\n}\n`).join('\n');
+  const wide = (cond: string) => `C wide\n\n{}\n\n${readers}\nP7(int *x)\n{\n\tWRITE_ONCE(*x, 1);\n}\n\n${cond}\n`;
+
+  it('decides from two executions where the exhaustive run counts 128, with the same verdict', () => {
+    const text = wide('exists (0:r0=1 /\\ 6:r0=0)');
+    const all = checkSource(text, { model: lkmm });
+    const fast = checkSource(text, { model: lkmm, speedcheck: 'decide' });
+    expect([all.observation, all.positive + all.negative]).toEqual(['Sometimes', 128]);
+    expect(fast.observation).toBe('Sometimes');
+    expect(fast.positive).toBe(1);
+    expect(fast.negative).toBe(1);
+    expect(fast.stats.candidates).toBeLessThan(10);
+  });
+
+  it('-speedcheck true counts exactly the executions that satisfy the condition, judging no other', () => {
+    const text = wide('exists (0:r0=1 /\\ 1:r0=1)');
+    const all = checkSource(text, { model: lkmm });
+    const only = checkSource(text, { model: lkmm, speedcheck: 'true' });
+    expect(only.positive).toBe(all.positive);
+    expect(only.negative).toBe(0);
+    expect(only.stats.candidates).toBe(all.positive);
+    expect(speedView(only, 'true')).toMatchObject({ positive: all.positive, observation: 'Always' });
+  });
+});
+
+const dir = corpusDir();
+
+describe.skipIf(!dir)('--speedcheck gives the exhaustive verdicts on the corpora', () => {
+  if (!dir) console.log('speedcheck.test.ts: no corpus at ../shared/corpus (set LITMUS_CORPUS); skipping the corpus comparisons');
+
+  // expected.tsv holds herd7's results, which the exhaustive run gives (corpus.test.ts).
+  it('every kernel-corpus test: the Observation, and -speedcheck true counts what herd7 counts', () => {
+    const rows = readRows(dir!);
+    expect(rows.length).toBeGreaterThan(100);
+    for (const row of rows) {
+      const text = readFileSync(join(dir!, row.test), 'utf8');
+      const d = checkSource(text, { model: lkmm, speedcheck: 'decide' });
+      expect(d.observation, row.test).toBe(row.verdict);
+      const t = speedView(checkSource(text, { model: lkmm, speedcheck: 'true' }), 'true');
+      const wanted = d.quantifier === 'forall' ? row.negative : row.positive;
+      expect(t.positive + t.negative, row.test).toBe(wanted);
+    }
+  });
+
+  // A spread of the auto/ families (every 150th file), where the exhaustive
+  // run finishes in a few seconds.
+  const auto = join(dir ?? '', 'paulmckrcu-litmus', 'auto');
+  it.skipIf(!existsSync(auto))('a sample of paulmckrcu auto/: the same Observation and Ok as the exhaustive run', () => {
+    const files = readdirSync(auto).filter((f) => f.endsWith('.litmus')).sort().filter((_, i) => i % 150 === 0);
+    let compared = 0;
+    for (const f of files) {
+      const text = readFileSync(join(auto, f), 'utf8');
+      let all;
+      try {
+        all = checkSource(text, { model: lkmm, timeoutMs: 2000 });
+      } catch {
+        continue; // too big to count: nothing to compare with
+      }
+      const d = checkSource(text, { model: lkmm, speedcheck: 'decide' });
+      expect([d.observation, d.ok], f).toEqual([all.observation, all.ok]);
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(files.length / 2);
+  }, 60_000);
+});
+
+describe('litmus check --speedcheck', () => {
+  let tmp: string;
+  beforeAll(() => {
+    tmp = mkdtempSync(join(tmpdir(), 'litmus-speedcheck-'));
+    writeFileSync(join(tmp, 'MP.litmus'), MP_REL_ACQ);
+  });
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  it('prints the verdict and says that the counts were skipped; --json marks it', async () => {
+    const plain = await runNode([CLI, 'check', 'MP.litmus'], tmp);
+    const fast = await runNode([CLI, 'check', '--speedcheck', 'MP.litmus'], tmp);
+    expect(fast.status).toBe(plain.status);
+    const verdict = /Observation \S+ (\w+)/.exec(plain.stdout)![1];
+    expect(fast.stdout).toMatch(new RegExp(`Observation \\S+ ${verdict} `));
+    expect(fast.stdout).toMatch(/--speedcheck: decided from \d+ executions?; counts skipped/);
+    const json = JSON.parse((await runNode([CLI, 'check', '--speedcheck', '--json', 'MP.litmus'], tmp)).stdout);
+    expect(json.results[0]).toMatchObject({ observation: verdict, countsSkipped: true });
+  });
+});
