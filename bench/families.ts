@@ -1,6 +1,7 @@
 // Scalable litmus-test families for benchmarking the checker. Each family
-// generates kernel-C litmus text (herd7-compatible) for a size parameter N,
-// which is the total number of threads.
+// generates kernel-C litmus text (herd7-compatible) for a size parameter N:
+// the total number of threads, except where a family's description says
+// otherwise.
 
 export interface Family {
   name: string;
@@ -140,6 +141,33 @@ function iriw(n: number): string {
   return test(`IRIW-mb-${n}`, procs, cond);
 }
 
+/**
+ * rcu-gp-chain: the shape of the auto/ `C-RR-G+RR-G+...` tests of Paul
+ * McKenney's collection. N threads each read x(i), wait for a grace period
+ * and read x(i+1) (the last wraps round to x0); one more thread writes every
+ * x(i). "Each thread sees its first location written but not its second"
+ * would need every grace period to end before the one that follows it in
+ * the cycle starts: a cycle of N grace periods, which RCU forbids.
+ */
+function rcuGpChain(n: number): string {
+  checkN('rcu-gp-chain', n, 1);
+  const x = (i: number) => `x${i % n}`;
+  const procs: string[] = [];
+  for (let i = 0; i < n; i++) {
+    procs.push(
+      proc(i, [`int *${x(i)}`, `int *${x(i + 1)}`].filter((p, j, a) => a.indexOf(p) === j), ['r1', 'r2'], [
+        `r1 = READ_ONCE(*${x(i)});`,
+        'synchronize_rcu();',
+        `r2 = READ_ONCE(*${x(i + 1)});`,
+      ]),
+    );
+  }
+  const all = Array.from({ length: n }, (_, i) => `int *x${i}`);
+  procs.push(proc(n, all, [], Array.from({ length: n }, (_, i) => `WRITE_ONCE(*x${i}, 1);`)));
+  const cond = Array.from({ length: n }, (_, i) => `${i}:r1=1 /\\ ${i}:r2=0`).join(' /\\ ');
+  return test(`RCU-gp-chain-${n}`, procs, `exists (${cond})`);
+}
+
 export const FAMILIES: Family[] = [
   {
     name: 'mp-chain',
@@ -182,5 +210,13 @@ export const FAMILIES: Family[] = [
     minN: 3,
     expected: (n) => (n === 3 ? 'Sometimes' : 'Never'),
     make: iriw,
+  },
+  {
+    name: 'rcu-gp-chain',
+    description:
+      'N = the number of grace-period threads (N+1 threads): each reads x(i), synchronize_rcu(), reads x(i+1 mod N); one more writes every x(i) (the shape of auto/C-RR-G+RR-G+...)',
+    minN: 1,
+    expected: () => 'Never',
+    make: rcuGpChain,
   },
 ];

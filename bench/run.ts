@@ -1,8 +1,15 @@
-// Benchmark (not a test): times the checker on the public corpus and on
-// generated scalable families (bench/families.ts), and prints Markdown tables.
+// Benchmark (not a test): the targets of issue #9 against herd7 (targets.ts),
+// then the checker on the public corpus and on generated scalable families
+// (bench/families.ts), as Markdown tables.
 //
 //   npm run bench -- [--family NAME[,NAME...]] [--min-n N] [--max-n N] [--budget-s S]
 //                    [--timeout-s S] [--max-executions N] [--no-corpus] [--out FILE]
+//                    [--no-targets] [--no-herd] [--auto [--auto-timeout-s S] [-j N]]
+//                    [--no-families]
+//
+// The targets table: each figure of the issue in a fresh process (the CLI as
+// a user runs it), with herd7's beside it where installed; --auto adds every
+// auto/ test of the paulmckrcu collection with --speedcheck (tens of minutes).
 //
 // A family grows from its smallest N up to --max-n (default 10) and stops
 // once one size takes longer than --budget-s (default 10 s) of wall time, or
@@ -21,6 +28,7 @@ import { checkSource, type CheckResult } from '../src/check.js';
 import { lkmm } from '../models/lkmm.js';
 import { LimitError, LitmusError } from '../src/parse/errors.js';
 import { FAMILIES, type Family } from './families.js';
+import { runTargets } from './targets.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -33,6 +41,12 @@ interface Options {
   maxExecutions: number;
   corpus: boolean;
   out: string | null;
+  targets: boolean;
+  herd: boolean;
+  auto: boolean;
+  autoTimeoutS: number;
+  jobs: number;
+  runFamilies: boolean;
 }
 
 function usage(msg?: string): never {
@@ -40,6 +54,7 @@ function usage(msg?: string): never {
   console.error(
     'usage: node dist/bench/run.js [--family NAME[,NAME...]] [--min-n N] [--max-n N] [--budget-s S]\n' +
       '                            [--timeout-s S] [--max-executions N] [--no-corpus] [--out FILE]\n' +
+      '                            [--no-targets] [--no-herd] [--auto [--auto-timeout-s S] [-j N]] [--no-families]\n' +
       `families: ${FAMILIES.map((f) => f.name).join(', ')}`,
   );
   process.exit(msg ? 2 : 0);
@@ -55,6 +70,12 @@ function parseArgs(argv: string[]): Options {
     maxExecutions: 5_000_000,
     corpus: true,
     out: null,
+    targets: true,
+    herd: true,
+    auto: false,
+    autoTimeoutS: 10,
+    jobs: os.availableParallelism(),
+    runFamilies: true,
   };
   const num = (flag: string, v: string | undefined): number => {
     const x = Number(v);
@@ -93,6 +114,25 @@ function parseArgs(argv: string[]): Options {
         break;
       case '--no-corpus':
         o.corpus = false;
+        break;
+      case '--no-targets':
+        o.targets = false;
+        break;
+      case '--no-herd':
+        o.herd = false;
+        break;
+      case '--auto':
+        o.auto = true;
+        break;
+      case '--auto-timeout-s':
+        o.autoTimeoutS = num(flag, val());
+        break;
+      case '-j':
+      case '--jobs':
+        o.jobs = Math.floor(num(flag, val()));
+        break;
+      case '--no-families':
+        o.runFamilies = false;
         break;
       case '--out': {
         const v = val();
@@ -394,37 +434,58 @@ function main(): void {
   );
   console.error(out.slice(2, 7).join('\n'));
 
+  if (opts.targets) {
+    const { rows, notes } = runTargets(
+      { timeoutS: opts.timeoutS, herd: opts.herd, auto: opts.auto, autoTimeoutS: opts.autoTimeoutS, jobs: opts.jobs, corpus: corpusDir() },
+      (s) => console.error(s),
+    );
+    out.push(
+      '## Targets of issue #9 (one fresh process per figure: the CLI, start-up included)',
+      '',
+      table(
+        ['figure', 'target', 'litmus', 'met', 'peak RSS', 'herd7 (same files, same run)'],
+        rows.map((r) => [r.figure, r.target, r.value, r.met, r.rss, r.herd]),
+        [false, false, true, false, true, true],
+      ),
+      '',
+      ...notes.map((n) => `- ${n}`),
+      '',
+    );
+  }
+
   if (opts.corpus) runCorpus(opts, out);
 
-  const families = opts.families ? FAMILIES.filter((f) => opts.families!.includes(f.name)) : FAMILIES;
+  const families = !opts.runFamilies ? [] : opts.families ? FAMILIES.filter((f) => opts.families!.includes(f.name)) : FAMILIES;
   const rows: string[][] = [];
   const notes: string[] = [];
   const summary: string[][] = [];
   for (const f of families) runFamily(f, opts, rows, notes, summary);
-  out.push(
-    '## Scalable families',
-    '',
-    ...families.map((f) => `- \`${f.name}\`: ${f.description}`),
-    '',
-    table(
-      ['family', 'N', 'wall', 'CPU', 'candidates', 'consistent (P+N)', 'pruned partial', 'cand/s', 'consistent/s', 'peak RSS (own process)', 'verdict'],
-      rows,
-      [false, true, true, true, true, true, true, true, true, true, false],
-    ),
-    '',
-  );
-  if (notes.length) out.push(...notes.map((n) => `- ${n}`), '');
-  out.push(
-    '### Where each family stands',
-    '',
-    table(['family', 'largest N under 1 s', 'first N taking 10 s or more'], summary, [false, true, true]),
-    '',
-  );
-  sampleRss();
-  out.push(
-    `Peak RSS: corpus process ${fmtMb(process.resourceUsage().maxRSS * 1024)}; largest of any family size (each checked in a fresh process, node's own ~45 MB included) ${fmtMb(peakFamilyRss)}.`,
-    '',
-  );
+  if (families.length) {
+    out.push(
+      '## Scalable families',
+      '',
+      ...families.map((f) => `- \`${f.name}\`: ${f.description}`),
+      '',
+      table(
+        ['family', 'N', 'wall', 'CPU', 'candidates', 'consistent (P+N)', 'pruned partial', 'cand/s', 'consistent/s', 'peak RSS (own process)', 'verdict'],
+        rows,
+        [false, true, true, true, true, true, true, true, true, true, false],
+      ),
+      '',
+    );
+    if (notes.length) out.push(...notes.map((n) => `- ${n}`), '');
+    out.push(
+      '### Where each family stands',
+      '',
+      table(['family', 'largest N under 1 s', 'first N taking 10 s or more'], summary, [false, true, true]),
+      '',
+    );
+    sampleRss();
+    out.push(
+      `Peak RSS: corpus process ${fmtMb(process.resourceUsage().maxRSS * 1024)}; largest of any family size (each checked in a fresh process, node's own ~45 MB included) ${fmtMb(peakFamilyRss)}.`,
+      '',
+    );
+  }
   const md = out.join('\n');
   console.log(md);
   if (opts.out) writeFileSync(opts.out, md);
