@@ -76,10 +76,13 @@ function staticRelations(x: Execution) {
   const poToUnlock = po.restrict(undefined, S.UL);
   const lockToPo = po.restrict(S.LKR, undefined);
   const hasRcu = !SyncRcu.or(S.SyncSrcu).isEmpty();
+  let flagsOnce: ReturnType<typeof staticFlags> | undefined;
   return {
     FailedRMW, Acquire, Release, Mb, Noreturn, Marked, Plain, rcuRscs, poLoc, lkRmw, rmwAll, acqPo, poRel,
     R4rmb, rmb, wmb, mbPo, SyncRcu, gp, barrier, poUnlockPoLockPo, hasRcu, fencerel, poToUnlock, lockToPo, hasLocks,
     hasRmw: !rmwAll.isEmpty(), hasPlain: !Plain.isEmpty(),
+    // The flags' static part is needed only for consistent executions: computed on demand.
+    structuralFlags: () => (flagsOnce ??= lasting(() => staticFlags(x, rcuRscs, lkRmw))),
   };
 }
 
@@ -510,14 +513,8 @@ function checkAxioms(x: Execution, st: StaticLkmm, prefix: boolean): Verdict {
  */
 function structuralFlags(x: Execution, st: StaticLkmm, c: Communication): string[] {
   const S = x.sets;
-  const flags: string[] = [];
-  const rcuLock = S.fence('rcu-lock');
-  const rcuUnlock = S.fence('rcu-unlock');
-  if (!rcuLock.isEmpty() || !rcuUnlock.isEmpty()) {
-    if (!rcuLock.minus(st.rcuRscs.domain()).isEmpty()) flags.push('unmatched-rcu-lock');
-    if (!rcuUnlock.minus(st.rcuRscs.range()).isEmpty()) flags.push('unmatched-rcu-unlock');
-    if (!st.rcuRscs.and(x.rel.po.restrict(undefined, S.SyncSrcu).seq(x.rel.po)).isEmpty()) flags.push('invalid-sleep');
-  }
+  const sf = st.structuralFlags();
+  const flags = sf.rcu.slice();
   if (!S.SrcuLock.isEmpty() || !S.SrcuUnlock.isEmpty()) {
     const srcu = c.srcuRscs;
     if (!S.SrcuLock.minus(srcu.domain()).isEmpty()) flags.push('unmatched-srcu-lock');
@@ -530,33 +527,53 @@ function structuralFlags(x: Execution, st: StaticLkmm, c: Communication): string
     });
     if (bad) flags.push('srcu-bad-value-match');
   }
+  if (sf.allLocks.isEmpty()) return flags;
+  flags.push(...sf.locks);
+  // The final value of a spinlock (or SRCU structure) should not be tested.
+  if (!S.FW.id().seq(x.rel.loc).restrict(undefined, sf.allLocks).isEmpty()) flags.push('lock-final');
+  if (sf.unmatchedUnlock) flags.push('unmatched-unlock');
+  return flags;
+}
+
+/**
+ * The parts of structuralFlags that program order and annotations alone
+ * decide (computed once per structure, with staticRelations).
+ */
+function staticFlags(x: Execution, rcuRscs: Relation, lkRmw: Relation) {
+  const S = x.sets;
+  const rcu: string[] = [];
+  const rcuLock = S.fence('rcu-lock');
+  const rcuUnlock = S.fence('rcu-unlock');
+  if (!rcuLock.isEmpty() || !rcuUnlock.isEmpty()) {
+    if (!rcuLock.minus(rcuRscs.domain()).isEmpty()) rcu.push('unmatched-rcu-lock');
+    if (!rcuUnlock.minus(rcuRscs.range()).isEmpty()) rcu.push('unmatched-rcu-unlock');
+    if (!rcuRscs.and(x.rel.po.restrict(undefined, S.SyncSrcu).seq(x.rel.po)).isEmpty()) rcu.push('invalid-sleep');
+  }
   // lock.cat: ALL-LOCKS, the events of spinlocks and SRCU structures.
   const allLocks = S.LKR.or(S.LKW, S.UL, S.LF, S.RL, S.RU).or(S.SrcuLock, S.SrcuUnlock, S.SyncSrcu);
-  if (allLocks.isEmpty()) return flags;
+  const locks: string[] = [];
+  let unmatchedUnlock = false;
+  if (allLocks.isEmpty()) return { rcu, allLocks, locks, unmatchedUnlock };
   // Ordinary accesses to a lock or an SRCU structure.
-  if (!S.M.minus(S.IW).minus(allLocks).id().seq(x.rel.loc).restrict(undefined, allLocks).isEmpty()) flags.push('mixed-lock-accesses');
-  if (!S.LKW.minus(st.lkRmw.range()).isEmpty()) flags.push('unpaired-LKW');
-  if (!S.LKR.minus(st.lkRmw.domain()).isEmpty()) flags.push('unpaired-LKR');
-  // The final value of a spinlock (or SRCU structure) should not be tested.
-  if (!S.FW.id().seq(x.rel.loc).restrict(undefined, allLocks).isEmpty()) flags.push('lock-final');
-  if (!S.UL.isEmpty()) {
-    // critical = ([LKW] ; po-loc ; [UL]) \ (po-loc ; [LKW | UL] ; po-loc): an
-    // unlock with no lock of its own thread open before it is unmatched.
-    for (const u of S.UL.members()) {
-      const e = x.events[u];
-      let open = false;
-      for (const v of x.events) {
-        if (v.thread !== e.thread || v.loc !== e.loc || v.poIndex >= e.poIndex) continue;
-        if (v.lock === 'LKW') open = true;
-        if (v.lock === 'UL') open = false;
-      }
-      if (!open) {
-        flags.push('unmatched-unlock');
-        break;
-      }
+  if (!S.M.minus(S.IW).minus(allLocks).id().seq(x.rel.loc).restrict(undefined, allLocks).isEmpty()) locks.push('mixed-lock-accesses');
+  if (!S.LKW.minus(lkRmw.range()).isEmpty()) locks.push('unpaired-LKW');
+  if (!S.LKR.minus(lkRmw.domain()).isEmpty()) locks.push('unpaired-LKR');
+  // critical = ([LKW] ; po-loc ; [UL]) \ (po-loc ; [LKW | UL] ; po-loc): an
+  // unlock with no lock of its own thread open before it is unmatched.
+  for (const u of S.UL.members()) {
+    const e = x.events[u];
+    let open = false;
+    for (const v of x.events) {
+      if (v.thread !== e.thread || v.loc !== e.loc || v.poIndex >= e.poIndex) continue;
+      if (v.lock === 'LKW') open = true;
+      if (v.lock === 'UL') open = false;
+    }
+    if (!open) {
+      unmatchedUnlock = true;
+      break;
     }
   }
-  return flags;
+  return { rcu, allLocks, locks, unmatchedUnlock };
 }
 
 /**

@@ -8,7 +8,7 @@ import { LitmusError } from '../parse/errors.js';
 import { resolveInputs, shard } from './inputs.js';
 import { failedReport, runOne, toJson, type FileReport, type JsonError, type JsonResult, type RunOptions } from './run-one.js';
 import { suiteConfig, suiteTable, suiteVerdict, type SuiteRow } from '../report/suite.js';
-import { runPool } from './pool.js';
+import { runAdaptive, runPool } from './pool.js';
 
 interface CheckFlags {
   model: string;
@@ -58,9 +58,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
     model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout, trace: o.trace, dot: o.dot, svg: o.svg,
     herdCompatible: o.herdCompatible, speedcheck: o.speedcheck,
   };
-  const jobs = Math.max(1, Math.min(o.jobs ?? availableParallelism(), files.length));
-  const reports: FileReport[] = jobs > 1 ? await runPool(files, opts, jobs) : [];
-  if (jobs <= 1) for (const f of files) reports.push(await runOne(f, opts));
+  const reports = await checkFiles(files, opts, o.jobs);
 
   for (const r of reports) {
     for (const w of r.herdWarnings ?? []) console.error(w);
@@ -280,4 +278,14 @@ function ensureDir(dir: string): void {
   }
   for (const m of missing) mkdirSync(m);
   if (!statSync(resolve(dir)).isDirectory()) throw new Error('not a folder');
+}
+
+/** The files' reports, in input order: on `jobs` worker threads if given, else as runAdaptive decides. */
+async function checkFiles(files: string[], opts: RunOptions, jobs: number | undefined): Promise<FileReport[]> {
+  if (jobs === undefined) return runAdaptive(files, opts, availableParallelism(), runOne);
+  const n = Math.max(1, Math.min(jobs, files.length));
+  if (n > 1) return runPool(files, opts, n);
+  const reports: FileReport[] = [];
+  for (const f of files) reports.push(await runOne(f, opts));
+  return reports;
 }

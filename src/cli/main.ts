@@ -36,7 +36,7 @@ program
   .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll'), 2)
   .option('--max-executions <n>', 'stop a test after this many candidate executions', intArg('--max-executions'), 1_000_000)
   .option('--timeout <ms>', 'stop a test after this many milliseconds', intArg('--timeout'), 60_000)
-  .option('-j, --jobs <n>', 'worker threads for many files (default: all cores)', intArg('--jobs', 1))
+  .option('-j, --jobs <n>', 'worker threads for many files (default: this thread, then all cores once a run takes over 1 s)', intArg('--jobs', 1))
   .option('--shard <k/n>', 'check only a deterministic 1/n share of the inputs (k-th)')
   .option('-q, --quiet', 'only the one-line summaries (for a suite: its verdict and grid)')
   .option('--herd-compatible', 'also warn (on stderr) about what herd7 would refuse to read; verdicts and exit status are unchanged')

@@ -44,3 +44,29 @@ export async function runPool(files: string[], opts: RunOptions, jobs: number): 
   if (tty) process.stderr.write('\r\x1b[K');
   return results;
 }
+
+/**
+ * How `litmus check` runs its files when -j is not given: in this thread
+ * while that is cheapest, and on worker threads once it is not. A worker
+ * costs a fresh start (loading the checker again, compiling it again), which
+ * a run of small tests never earns back (the kernel corpus: -j 2 takes more
+ * CPU than -j 1 and no less wall time). So files are checked here until the
+ * run has taken `serialMs`; what is left then goes to `cores` workers.
+ */
+export async function runAdaptive(
+  files: string[],
+  opts: RunOptions,
+  cores: number,
+  checkHere: (file: string, opts: RunOptions) => Promise<FileReport>,
+  serialMs = 1000,
+): Promise<FileReport[]> {
+  const reports: FileReport[] = [];
+  const start = performance.now();
+  let i = 0;
+  for (; i < files.length; i++) {
+    if (cores > 1 && files.length - i > 1 && performance.now() - start > serialMs) break;
+    reports.push(await checkHere(files[i], opts));
+  }
+  if (i < files.length) reports.push(...(await runPool(files.slice(i), opts, Math.min(cores, files.length - i))));
+  return reports;
+}

@@ -54,6 +54,23 @@ export interface Event {
   pc: number;
   /** Lock writes (LKW) of the critical sections its thread was in. */
   held?: number[];
+  /**
+   * The event's shape relative to its thread, taken by the structure cache
+   * the first time the event is judged (src/model/execution.ts).
+   */
+  shape?: EventShape;
+}
+
+/** What of an event its execution's structure depends on, with dependencies as positions in its thread. */
+export interface EventShape {
+  /** Interned by `owner`: equal shapes have equal ids. */
+  id: number;
+  owner: object;
+  /** The event's rmwPartner when the shape was taken (it is set after the event is made). */
+  partner: number;
+  addr: bigint;
+  data: bigint;
+  ctrl: bigint;
 }
 
 export const isRead = (e: Event): boolean => e.kind === 'R';

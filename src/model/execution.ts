@@ -2,7 +2,7 @@
 // relations herd gives a cat model (po, rf, co, rmw, dependencies, the
 // annotation sets). Models in models/ derive everything else from these.
 
-import type { Event } from '../events/event.js';
+import type { Event, EventShape } from '../events/event.js';
 import type { Program } from '../program/program.js';
 import { EventSet, lasting, Relation } from '../relation/relation.js';
 
@@ -81,8 +81,6 @@ export interface Structure {
  * afresh.
  */
 export class StructureCache {
-  /** Each event's shape, relative to its own thread (ids as positions in program order). */
-  private readonly shapes = new WeakMap<Event, EventShape>();
   private readonly shapeIds = new Map<string, number>();
   private root: ShapeNode = { next: new Map() };
   private nodeCount = 0;
@@ -120,18 +118,7 @@ export class StructureCache {
       const e = evs[order[c]];
       const sh = this.shapeOf(e, evs);
       const shift = e.thread < 0 ? 0n : BigInt(base[e.thread]);
-      events[c] = identity
-        ? e
-        : {
-            ...e,
-            id: c,
-            rf: e.rf >= 0 ? newId[e.rf] : e.rf,
-            rmwPartner: e.rmwPartner >= 0 ? newId[e.rmwPartner] : e.rmwPartner,
-            addrDeps: sh.addr << shift,
-            dataDeps: sh.data << shift,
-            ctrlDeps: sh.ctrl << shift,
-            held: e.held?.map((h) => newId[h]),
-          };
+      events[c] = identity ? e : renumbered(e, c, newId, sh, shift);
       let child = node.next.get(sh.id);
       if (!child) {
         node.next.set(sh.id, (child = { next: new Map() }));
@@ -149,8 +136,8 @@ export class StructureCache {
   }
 
   private shapeOf(e: Event, evs: readonly Event[]): EventShape {
-    const known = this.shapes.get(e);
-    if (known && known.partner === e.rmwPartner) return known;
+    const known = e.shape;
+    if (known && known.owner === this && known.partner === e.rmwPartner) return known;
     const local = (bits: bigint) => {
       let out = 0n;
       for (let i = 0; bits !== 0n; i++, bits >>= 1n) if (bits & 1n) out |= 1n << BigInt(evs[i].poIndex);
@@ -164,19 +151,37 @@ export class StructureCache {
       `${e.isRmw ? 1 : 0},${partner},${addr},${data},${ctrl}`;
     let id = this.shapeIds.get(key);
     if (id === undefined) this.shapeIds.set(key, (id = this.shapeIds.size));
-    const sh: EventShape = { id, partner: e.rmwPartner, addr, data, ctrl };
-    this.shapes.set(e, sh);
+    const sh: EventShape = { id, owner: this, partner: e.rmwPartner, addr, data, ctrl };
+    e.shape = sh;
     return sh;
   }
 }
 
-interface EventShape {
-  id: number;
-  /** The event's rmwPartner when the shape was taken (it is set after the event is made). */
-  partner: number;
-  addr: bigint;
-  data: bigint;
-  ctrl: bigint;
+/** A copy of e with canonical id c (every field listed: one object shape for V8). */
+function renumbered(e: Event, c: number, newId: Int32Array, sh: EventShape, shift: bigint): Event {
+  return {
+    id: c,
+    thread: e.thread,
+    poIndex: e.poIndex,
+    kind: e.kind,
+    loc: e.loc,
+    value: e.value,
+    annot: e.annot,
+    fence: e.fence,
+    lock: e.lock,
+    srcu: e.srcu,
+    isRmw: e.isRmw,
+    rmwPartner: e.rmwPartner >= 0 ? newId[e.rmwPartner] : e.rmwPartner,
+    addrDeps: sh.addr === 0n ? 0n : sh.addr << shift,
+    dataDeps: sh.data === 0n ? 0n : sh.data << shift,
+    ctrlDeps: sh.ctrl === 0n ? 0n : sh.ctrl << shift,
+    rf: e.rf >= 0 ? newId[e.rf] : e.rf,
+    pos: e.pos,
+    text: e.text,
+    pc: e.pc,
+    held: e.held === undefined ? undefined : e.held.map((h) => newId[h]),
+    shape: sh,
+  };
 }
 
 interface ShapeNode {
@@ -206,8 +211,15 @@ function assemble(prog: Program, events: Event[], coLists: number[][], st: Struc
     const e = events[a];
     if (e.kind === 'R' && e.rf >= 0) rf.add(e.rf, a);
   }
+  // Whole rows: each write is coherence-before every write after it in its list.
   const co = new Relation(n);
-  for (const l of coLists) for (let i = 0; i < l.length; i++) for (let j = i + 1; j < l.length; j++) co.add(l[i], l[j]);
+  for (const l of coLists) {
+    const after = new EventSet(n);
+    for (let i = l.length - 1; i >= 0; i--) {
+      co.addRow(l[i], after);
+      after.add(l[i]);
+    }
+  }
   return {
     n,
     events,
