@@ -541,23 +541,23 @@ function structuralFlags(x: Execution, st: StaticLkmm, c: Communication): string
  */
 function staticFlags(x: Execution, rcuRscs: Relation, lkRmw: Relation) {
   const S = x.sets;
-  const rcu: string[] = [];
+  const rcuFlags: string[] = [];
   const rcuLock = S.fence('rcu-lock');
   const rcuUnlock = S.fence('rcu-unlock');
   if (!rcuLock.isEmpty() || !rcuUnlock.isEmpty()) {
-    if (!rcuLock.minus(rcuRscs.domain()).isEmpty()) rcu.push('unmatched-rcu-lock');
-    if (!rcuUnlock.minus(rcuRscs.range()).isEmpty()) rcu.push('unmatched-rcu-unlock');
-    if (!rcuRscs.and(x.rel.po.restrict(undefined, S.SyncSrcu).seq(x.rel.po)).isEmpty()) rcu.push('invalid-sleep');
+    if (!rcuLock.minus(rcuRscs.domain()).isEmpty()) rcuFlags.push('unmatched-rcu-lock');
+    if (!rcuUnlock.minus(rcuRscs.range()).isEmpty()) rcuFlags.push('unmatched-rcu-unlock');
+    if (!rcuRscs.and(x.rel.po.restrict(undefined, S.SyncSrcu).seq(x.rel.po)).isEmpty()) rcuFlags.push('invalid-sleep');
   }
   // lock.cat: ALL-LOCKS, the events of spinlocks and SRCU structures.
   const allLocks = S.LKR.or(S.LKW, S.UL, S.LF, S.RL, S.RU).or(S.SrcuLock, S.SrcuUnlock, S.SyncSrcu);
-  const locks: string[] = [];
+  const lockFlags: string[] = [];
   let unmatchedUnlock = false;
-  if (allLocks.isEmpty()) return { rcu, allLocks, locks, unmatchedUnlock };
+  if (allLocks.isEmpty()) return { rcu: rcuFlags, allLocks, locks: lockFlags, unmatchedUnlock };
   // Ordinary accesses to a lock or an SRCU structure.
-  if (!S.M.minus(S.IW).minus(allLocks).id().seq(x.rel.loc).restrict(undefined, allLocks).isEmpty()) locks.push('mixed-lock-accesses');
-  if (!S.LKW.minus(lkRmw.range()).isEmpty()) locks.push('unpaired-LKW');
-  if (!S.LKR.minus(lkRmw.domain()).isEmpty()) locks.push('unpaired-LKR');
+  if (!S.M.minus(S.IW).minus(allLocks).id().seq(x.rel.loc).restrict(undefined, allLocks).isEmpty()) lockFlags.push('mixed-lock-accesses');
+  if (!S.LKW.minus(lkRmw.range()).isEmpty()) lockFlags.push('unpaired-LKW');
+  if (!S.LKR.minus(lkRmw.domain()).isEmpty()) lockFlags.push('unpaired-LKR');
   // critical = ([LKW] ; po-loc ; [UL]) \ (po-loc ; [LKW | UL] ; po-loc): an
   // unlock with no lock of its own thread open before it is unmatched.
   for (const u of S.UL.members()) {
@@ -573,7 +573,7 @@ function staticFlags(x: Execution, rcuRscs: Relation, lkRmw: Relation) {
       break;
     }
   }
-  return { rcu, allLocks, locks, unmatchedUnlock };
+  return { rcu: rcuFlags, allLocks, locks: lockFlags, unmatchedUnlock };
 }
 
 /**

@@ -28,7 +28,7 @@ const NEVER_RAISED = new Set(['this-model-requires-variant-higher-than-lkmmv1'])
 
 describe('flag names', () => {
   const source = readFileSync(join(ROOT, 'models', 'lkmm.ts'), 'utf8');
-  const raised = new Set([...source.matchAll(/flags\.push\('([^']+)'\)/g)].map((m) => m[1]));
+  const raised = new Set([...source.matchAll(/[fF]lags\.push\('([^']+)'\)/g)].map((m) => m[1]));
 
   it('every flag models/lkmm.ts raises is spelled as the model files spell it', () => {
     const defined = new Set([...BELL_FLAGS, ...CAT_FLAGS, ...LOCK_CAT_FLAGS]);
