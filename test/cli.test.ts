@@ -418,6 +418,26 @@ describe('litmus audit', () => {
     const json = JSON.parse((await litmus('audit', '--json', join('suite', 'mp.litmus'))).stdout);
     expect(json.tests[0].rows.map((r: { loadBearing: boolean }) => r.loadBearing)).toEqual([true, true]);
   });
+  it('a TypeScript suite folder with --suite-version: its table once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'litmus-audit-ts-'));
+    const kernel = join(ROOT, 'litmus', 'kernel.js');
+    writeFileSync(join(dir, 'v.ts'), `import { smp_load_acquire, smp_store_release, type Ref } from '${kernel}';
+export interface S { data: Ref; flag: Ref }
+export function publish(s: S): void { smp_store_release(s.data, 1); smp_store_release(s.flag, 1); }
+export function consume(s: S): number { return smp_load_acquire(s.flag) === 1 ? smp_load_acquire(s.data) : 1; }
+`);
+    writeFileSync(join(dir, 'suite.ts'), `import { scenario, suite } from '${kernel}';
+import * as v from './v.js';
+import { consume, publish, type S } from './v.js';
+const mp = scenario({ name: 'mp', says: 'message passing', threads: [(s: S) => publish(s), (s: S) => ({ got: consume(s) })], exists: ([, p1]) => p1.got === 0 });
+export default suite({ title: 'MP', versions: { v }, scenarios: [mp] });
+`);
+    const r = await runNode([CLI, 'audit', '--suite-version', 'v', dir], tmpdir());
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout.match(/^Version "v": which ordering devices/gm)).toHaveLength(1);
+    expect(r.stdout).not.toContain('No test of version');
+  });
 });
 
 describe('other commands', () => {

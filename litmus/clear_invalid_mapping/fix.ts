@@ -4,14 +4,12 @@
 // the one under i_lock).
 
 export * from './v2.js';
-import { observe, smp_load_acquire, smp_rmb, type int } from '../kernel.js';
-import { NFS_INO_INVALID_DATA, VALID, WAIT, type Inode } from './inode.js';
+import { smp_load_acquire, smp_rmb, test_bit_acquire, type int } from '../kernel.js';
+import { NFS_INO_INVALID_DATA, NFS_INO_INVALIDATING, VALID, WAIT, type Inode } from './inode.js';
 import { nfs_clear_invalid_mapping_locked, wait_on_bit_invalidating } from './pre.js';
 
-export function nfs_test_invalidating(inode: Inode): boolean {
-  const bit = smp_load_acquire(inode.flags); // test_bit_acquire()
-  observe('invalidating', bit);
-  return bit === 1;
+export function nfs_test_invalidating(inode: Inode): int {
+  return test_bit_acquire(NFS_INO_INVALIDATING, inode.flags);
 }
 
 export function nfs_clear_invalid_mapping(inode: Inode): int {

@@ -4,12 +4,15 @@
 import type { Ref, spinlock_t } from '../kernel.js';
 
 export interface Inode {
-  /** nfsi->cache_validity: bits by value, NFS_INO_INVALID_DATA = 1, another attribute bit = 2. */
+  /**
+   * nfsi->cache_validity: a word of NFS_INO_INVALID_* bit masks, changed
+   * with plain C (|=, &=) under i_lock.
+   */
   cache_validity: Ref;
   /**
-   * The NFS_INO_INVALIDATING bit of nfsi->flags, by value: 0 = never set,
-   * 1 = set, 2 = cleared again by clear_bit_unlock(). Value 2 is a ghost that
-   * tells "set and cleared" from "never set"; test_bit() is true only for 1.
+   * nfsi->flags: a word of NFS_INO_* bit numbers, changed with the atomic
+   * bit operations (set_bit(), clear_bit_unlock(), ...); here only
+   * NFS_INO_INVALIDATING is used.
    */
   flags: Ref;
   /** The page cache: 1 = stale pages cached, 0 = emptied by nfs_invalidate_mapping(). */
@@ -20,9 +23,13 @@ export interface Inode {
   msg: Ref;
 }
 
+/** Masks in cache_validity. */
 export const NFS_INO_INVALID_DATA = 1;
 /** Stands for any other attribute bit (NFS_INO_INVALID_ATIME). */
 export const NFS_INO_INVALID_ATIME = 2;
+
+/** A bit number in nfsi->flags (the kernel's value). */
+export const NFS_INO_INVALIDATING = 3;
 
 // What one pass of nfs_clear_invalid_mapping()'s loop ends in.
 /** Returned "mapping valid" without invalidating. */

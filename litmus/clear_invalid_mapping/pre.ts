@@ -3,8 +3,11 @@
 // checks both bits only under i_lock. nrpages is taken as non-zero;
 // nfs_ooo_clear(), fscache and tracing are left out. The loop runs once.
 
-import { READ_ONCE, WRITE_ONCE, observe, smp_load_acquire, smp_store_release, smp_wmb, spin_lock, spin_unlock, type int } from '../kernel.js';
-import { INVALIDATED, NFS_INO_INVALID_DATA, VALID, WAIT, type Inode } from './inode.js';
+import {
+  READ_ONCE, WRITE_ONCE, clear_bit_unlock, observe, set_bit, smp_mb__after_atomic, smp_wmb, spin_lock, spin_unlock,
+  test_bit, test_bit_acquire, type int,
+} from '../kernel.js';
+import { INVALIDATED, NFS_INO_INVALID_DATA, NFS_INO_INVALIDATING, VALID, WAIT, type Inode } from './inode.js';
 
 /** Called with i_lock held. */
 export function nfs_set_cache_invalid(inode: Inode, flags: int): void {
@@ -12,19 +15,14 @@ export function nfs_set_cache_invalid(inode: Inode, flags: int): void {
   WRITE_ONCE(inode.cache_validity, cache_validity | flags);
 }
 
-/** wait_on_bit(INVALIDATING) is test_bit_acquire(): true means it would sleep. */
-export function wait_on_bit_invalidating(inode: Inode): boolean {
-  return smp_load_acquire(inode.flags) === 1;
+/** wait_on_bit(NFS_INO_INVALIDATING) tests with test_bit_acquire(): set means it would sleep. */
+export function wait_on_bit_invalidating(inode: Inode): int {
+  return test_bit_acquire(NFS_INO_INVALIDATING, inode.flags);
 }
 
-/**
- * How the code tests NFS_INO_INVALIDATING: test_bit(). observe() records
- * the value seen (2: cleared again) for scenarios that ask about it.
- */
-export function nfs_test_invalidating(inode: Inode): boolean {
-  const bit = READ_ONCE(inode.flags);
-  observe('invalidating', bit);
-  return bit === 1;
+/** How the code tests NFS_INO_INVALIDATING (a version may change it). */
+export function nfs_test_invalidating(inode: Inode): int {
+  return test_bit(NFS_INO_INVALIDATING, inode.flags);
 }
 
 export function nfs_clear_invalid_mapping(inode: Inode): int {
@@ -45,11 +43,12 @@ export function nfs_clear_invalid_mapping_locked(inode: Inode): int {
     spin_unlock(inode.i_lock);
     return VALID;
   }
-  WRITE_ONCE(inode.flags, 1); // set_bit(NFS_INO_INVALIDATING)
+  set_bit(NFS_INO_INVALIDATING, inode.flags);
   smp_wmb();
   WRITE_ONCE(inode.cache_validity, cache_validity & ~NFS_INO_INVALID_DATA);
   spin_unlock(inode.i_lock);
   WRITE_ONCE(inode.pages, 0); // nfs_invalidate_mapping()
-  smp_store_release(inode.flags, 2); // clear_bit_unlock(NFS_INO_INVALIDATING)
+  clear_bit_unlock(NFS_INO_INVALIDATING, inode.flags);
+  smp_mb__after_atomic(); // then wake_up_bit(), not modelled (no wait queues)
   return INVALIDATED;
 }

@@ -76,6 +76,9 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
     }
   }
   const suites: SuiteAudit[] = [];
+  // Folder tables are for .litmus files; a TypeScript suite prints its own.
+  const litmusDone = [...done];
+  const tsFolders = new Set(tsSuites.map((e) => resolve(dirname(e))));
   for (const entry of tsSuites) {
     const r = await auditTsSuite(entry, o, model, limits);
     if (r.status) status = 2;
@@ -86,7 +89,8 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
     }
   }
   for (const [folder, version] of suiteOf) {
-    const mine = done.filter((d) => d.meta?.scenario && resolve(dirname(d.file)).startsWith(folder));
+    if (tsFolders.has(folder)) continue;
+    const mine = litmusDone.filter((d) => d.meta?.scenario && resolve(dirname(d.file)).startsWith(folder));
     if (mine.length === 0) {
       if (!o.json) console.log(`No test of version "${version}" in ${folder}.`);
       continue;
