@@ -108,17 +108,11 @@ export class StructureCache {
       const e = evs[i];
       newId[i] = e.thread < 0 ? nextInit++ : base[e.thread] + e.poIndex;
     }
-    const events: Event[] = new Array(n);
-    let node = this.root;
-    let identity = true;
-    for (let i = 0; i < n; i++) if (newId[i] !== i) identity = false;
     const order = new Int32Array(n);
     for (let i = 0; i < n; i++) order[newId[i]] = i;
+    let node = this.root;
     for (let c = 0; c < n; c++) {
-      const e = evs[order[c]];
-      const sh = this.shapeOf(e, evs);
-      const shift = e.thread < 0 ? 0n : BigInt(base[e.thread]);
-      events[c] = identity ? e : renumbered(e, c, newId, sh, shift);
+      const sh = this.shapeOf(evs[order[c]], evs);
       let child = node.next.get(sh.id);
       if (!child) {
         node.next.set(sh.id, (child = { next: new Map() }));
@@ -126,13 +120,26 @@ export class StructureCache {
       }
       node = child;
     }
-    const co = identity ? (coIn as number[][]) : coIn.map((l) => l.map((id) => newId[id]));
-    const st = (node.structure ??= lasting(() => buildStructure(events)));
+    // The events themselves are copied only when asked for (reports, flags
+    // that read values, a new structure): most candidates never are.
+    let copies: Event[] | undefined;
+    const events = (): Event[] => (copies ??= canonicalEvents(evs, order, newId, base));
+    const st = (node.structure ??= lasting(() => buildStructure(events())));
     if (this.nodeCount > this.limit) {
       this.root = { next: new Map() };
       this.nodeCount = 0;
     }
-    return assemble(prog, events, co, st);
+    const rf = new Relation(n);
+    for (let i = 0; i < n; i++) {
+      const e = evs[i];
+      if (e.kind === 'R' && e.rf >= 0) rf.add(newId[e.rf], newId[i]);
+    }
+    const co = coIn.map((l) => {
+      const out = new Array<number>(l.length);
+      for (let i = 0; i < l.length; i++) out[i] = newId[l[i]];
+      return out;
+    });
+    return assemble(prog, events, rf, co, st);
   }
 
   private shapeOf(e: Event, evs: readonly Event[]): EventShape {
@@ -155,6 +162,16 @@ export class StructureCache {
     e.shape = sh;
     return sh;
   }
+}
+
+/** The events in canonical order: order[c] is the explorer's id of canonical event c. */
+function canonicalEvents(evs: readonly Event[], order: Int32Array, newId: Int32Array, base: number[]): Event[] {
+  const out = new Array<Event>(order.length);
+  for (let c = 0; c < order.length; c++) {
+    const e = evs[order[c]];
+    out[c] = renumbered(e, c, newId, e.shape!, e.thread < 0 ? 0n : BigInt(base[e.thread]));
+  }
+  return out;
 }
 
 /** A copy of e with canonical id c (every field listed: one object shape for V8). */
@@ -194,22 +211,25 @@ interface ShapeNode {
  * made for a report, a test): no structure is shared.
  */
 export function buildExecution(prog: Program, events: readonly Event[], coLists: readonly number[][]): Execution {
-  return assemble(prog, events as Event[], coLists as number[][], lasting(() => buildStructure(events as Event[])));
+  const n = events.length;
+  const rf = new Relation(n);
+  for (let a = 0; a < n; a++) {
+    const e = events[a];
+    if (e.kind === 'R' && e.rf >= 0) rf.add(e.rf, a);
+  }
+  const st = lasting(() => buildStructure(events as Event[]));
+  return assemble(prog, () => events as Event[], rf, coLists as number[][], st);
 }
 
-function assemble(prog: Program, events: Event[], coLists: number[][], st: Structure): Execution {
-  const n = events.length;
+/** The execution object; `events` is made by the given function when first read. */
+function assemble(prog: Program, events: () => Event[], rf: Relation, coLists: number[][], st: Structure): Execution {
+  const n = rf.n;
   // Final writes, of the locations the final state shows (as herd's FW).
   const FW = new EventSet(n);
   for (const o of prog.observed ?? []) {
     if (o.kind !== 'mem') continue;
     const l = coLists[o.loc];
     if (l && l.length > 0) FW.add(l[l.length - 1]);
-  }
-  const rf = new Relation(n);
-  for (let a = 0; a < n; a++) {
-    const e = events[a];
-    if (e.kind === 'R' && e.rf >= 0) rf.add(e.rf, a);
   }
   // Whole rows: each write is coherence-before every write after it in its list.
   const co = new Relation(n);
@@ -222,7 +242,9 @@ function assemble(prog: Program, events: Event[], coLists: number[][], st: Struc
   }
   return {
     n,
-    events,
+    get events() {
+      return events();
+    },
     co: coLists,
     locations: prog.locations,
     sets: { ...st.sets, FW },
