@@ -15,8 +15,10 @@
 // fence, writes the read's location, or depends (data, address) on the read
 // on every path.
 
+import type { FenceKind } from '../src/events/event.js';
+import { effectOf, type Effect } from '../src/events/primitives.js';
 import type { WaitingRead } from '../src/model/model.js';
-import type { Instr, PureExpr, Thread } from '../src/program/program.js';
+import type { PureExpr, Thread } from '../src/program/program.js';
 import { evalPure, LOC_BASE, pureRegs } from '../src/program/program.js';
 
 /**
@@ -29,13 +31,12 @@ export function mayCycleThrough(reads: readonly WaitingRead[]): boolean {
 
 function orderedBeforeItsLaterWrites({ read: r, thread, pc, ins }: WaitingRead): boolean {
   if (r.annot === 'PLAIN') return false;
-  const k = ins.prim.kind;
+  const e = effectOf(ins.prim);
   // A read that may belong to a failed RMW (cmpxchg, add_unless) may
   // order nothing: the bell's Acquire and Mb leave out FailedRMW.
-  const mayFail = k === 'cmpxchg' || k === 'add_unless';
-  const strong = r.lock === 'LKR' || (!mayFail && r.annot === 'ACQUIRE') || (r.annot === 'MB' && (k === 'xchg' || k === 'atomic'));
+  const strong = r.lock === 'LKR' || (!e.mayFail && (r.annot === 'ACQUIRE' || (r.annot === 'MB' && e.rmw)));
   // An exchange's own write does not depend on its read.
-  if (!strong && (k === 'xchg' || k === 'cmpxchg')) return false;
+  if (!strong && e.rmw && !e.dataFromRead) return false;
   return orderedBeforeLaterWrites(thread, pc, ins.dst, strong, r.loc);
 }
 
@@ -46,48 +47,20 @@ interface Must {
   ordered: boolean;
 }
 
-const FULL_FENCES = new Set(['mb', 'sync-rcu']);
+const FULL_FENCES: ReadonlySet<FenceKind> = new Set<FenceKind>(['mb', 'sync-rcu']);
 
 function uses(e: PureExpr, regs: Set<number>): boolean {
   return pureRegs(e).some((r) => regs.has(r));
 }
 
-function isWrite(ins: Instr): boolean {
-  if (ins.op !== 'prim') return false;
-  const k = ins.prim.kind;
-  return k === 'store' || k === 'xchg' || k === 'cmpxchg' || k === 'atomic' || k === 'add_unless' ||
-    k === 'spin_lock' || k === 'spin_unlock' || k === 'spin_trylock' || k === 'srcu_unlock';
+/** Whether a write is ordered after everything before it (a release, a full-barrier RMW, a lock operation). */
+function selfOrdered(e: Effect): boolean {
+  return e.object === 'spinlock' || e.annot === 'RELEASE' || e.annot === 'MB';
 }
 
-/** Whether a write instruction is ordered after everything before it (a release, a full-barrier RMW, a lock). */
-function selfOrdered(ins: Extract<Instr, { op: 'prim' }>): boolean {
-  const p = ins.prim;
-  if (p.kind === 'spin_unlock' || p.kind === 'spin_lock' || p.kind === 'spin_trylock') return true;
-  if ('annot' in p) return p.annot === 'RELEASE' || p.annot === 'MB';
-  return false;
-}
-
-/** The argument that becomes the written value (not cmpxchg's expected value). */
-function valueArg(ins: Extract<Instr, { op: 'prim' }>): PureExpr | undefined {
-  const p = ins.prim;
-  switch (p.kind) {
-    case 'store':
-    case 'xchg':
-    case 'add_unless':
-    case 'srcu_unlock':
-      return ins.args[1];
-    case 'cmpxchg':
-      return ins.args[2];
-    case 'atomic':
-      return p.operand === 'arg' ? ins.args[0] : undefined;
-    default:
-      return undefined;
-  }
-}
-
-function marked(ins: Extract<Instr, { op: 'prim' }>): boolean {
-  const p = ins.prim;
-  return !('annot' in p) || p.annot !== 'PLAIN';
+/** A full barrier: smp_mb(), synchronize_rcu(), or an RMW that always succeeds with one. */
+function fullBarrier(e: Effect): boolean {
+  return (e.shape === 'fence' && e.fence !== undefined && FULL_FENCES.has(e.fence)) || (e.rmw && !e.mayFail && e.annot === 'MB');
 }
 
 /**
@@ -163,14 +136,13 @@ function orderedBeforeLaterWrites(th: Thread, pc: number, dst: number, strong: b
         meet(at + 1, out);
         break;
       case 'prim': {
-        if (isWrite(ins)) {
-          if (!marked(ins)) return false;
-          const v = valueArg(ins);
-          const dep = uses(ins.addr, m.tainted) || (v !== undefined && uses(v, m.tainted));
-          if (!(m.ordered || dep || selfOrdered(ins) || sameLocation(ins.addr))) return false;
+        const e = effectOf(ins.prim);
+        if (e.writes) {
+          if (e.annot === 'PLAIN') return false;
+          const dep = uses(ins.addr, m.tainted) || e.dataArgs.some((i) => uses(ins.args[i], m.tainted));
+          if (!(m.ordered || dep || selfOrdered(e) || sameLocation(ins.addr))) return false;
         }
-        if (ins.prim.kind === 'fence' && FULL_FENCES.has(ins.prim.fence)) out.ordered = true;
-        if ((ins.prim.kind === 'xchg' || ins.prim.kind === 'atomic') && ins.prim.annot === 'MB') out.ordered = true;
+        if (fullBarrier(e)) out.ordered = true;
         if (ins.dst >= 0) out.tainted.delete(ins.dst);
         meet(at + 1, out);
         break;

@@ -1,13 +1,16 @@
 // Every kernel primitive a litmus test may call, and what it does, following
 // the LKMM's linux-kernel.def. This table is the one place where a
-// primitive's meaning lives: the program layer looks names up here, the
-// explorer turns each kind into events (src/explore/explorer.ts, `exec*`).
+// primitive's meaning lives: each entry's `Effect` (effectOf) says what
+// object it acts on, which events it makes, whether it reads, writes or is
+// an RMW, and the values it writes and returns; the program layer (type
+// checks), the explorer (src/explore/execute.ts), the value domain and the
+// models read that instead of switching on primitive names or kinds.
 // Operations the .def lacks (the kernel's bit operations) are defined at the
 // end by the .def primitives they stand for: see `Lowered`.
 
 import type { Expr, Pos, Stmt } from '../parse/ast.js';
 import { fail } from '../parse/errors.js';
-import type { Annot, FenceKind } from './event.js';
+import type { Annot, FenceKind, SrcuKind } from './event.js';
 
 /** How an address argument is written: `READ_ONCE(*x)` or `smp_load_acquire(x)`. */
 export type AddrStyle = 'lvalue' | 'pointer';
@@ -38,6 +41,153 @@ export type Primitive =
   | { kind: 'srcu_lock' }
   | { kind: 'srcu_unlock' }
   | { kind: 'srcu_sync' };
+
+/** What a primitive's address argument names. */
+export type PrimObject = 'memory' | 'spinlock' | 'srcu' | 'none';
+
+/**
+ * The events a primitive makes: a memory access (a read, a write, or an RMW
+ * pair, with the values below), a fence (an F event; SRCU's grace period is
+ * one at its srcu_struct), or one of lock.cat's lock operations.
+ */
+export type EventShape = 'access' | 'fence' | 'lock' | 'unlock' | 'trylock' | 'is-locked';
+
+/** What a primitive does, for every layer that needs to know (see effectOf). */
+export interface Effect {
+  object: PrimObject;
+  shape: EventShape;
+  /** The annotation of its access events (lock operations take lock.cat's own). */
+  annot: Annot;
+  /** The fence event it makes (after its write, for smp_store_mb). */
+  fence?: FenceKind;
+  /** SRCU's events: its read (srcu_read_lock), write (srcu_read_unlock) or fence (synchronize_srcu). */
+  srcu?: SrcuKind;
+  /** Whether it reads memory. */
+  reads: boolean;
+  /** Whether it may write memory (a store, an RMW that succeeds, a lock operation). */
+  writes: boolean;
+  /** Whether it is one atomic read-modify-write instruction (whether or not it writes). */
+  rmw: boolean;
+  /** Whether it may fail: read, not write, and return result(old, undefined). */
+  mayFail: boolean;
+  /**
+   * The value written, from the value read (0 when it reads nothing) and
+   * the arguments' values (by position, the address included); undefined
+   * when it does not write (a load, a failed RMW).
+   */
+  write(old: number, args: readonly number[]): number | undefined;
+  /** The value returned, from the value read and the value written. */
+  result(old: number, written: number | undefined, args: readonly number[]): number;
+  /** The arguments `write` and `result` use. */
+  valueArgs: readonly number[];
+  /** The arguments the written value depends on (its data dependencies), and whether it depends on the value read. */
+  dataArgs: readonly number[];
+  dataFromRead: boolean;
+  /**
+   * The inputs `write` computes with rather than copies (the value read,
+   * arguments): herd leaves the equation of a symbolic value unsolved there.
+   */
+  computesWithRead: boolean;
+  computesWith: readonly number[];
+}
+
+export const RMW_OPS: Record<RmwOp, (a: number, b: number) => number> = {
+  '+': (a, b) => a + b,
+  '-': (a, b) => a - b,
+  '&': (a, b) => a & b,
+  '|': (a, b) => a | b,
+  '^': (a, b) => a ^ b,
+  '&~': (a, b) => a & ~b,
+};
+
+const NO_ARGS: readonly number[] = [];
+const none = (): undefined => undefined;
+const oldValue = (old: number): number => old;
+
+/** A memory access: the defaults of an Effect that others override. */
+function access(annot: Annot, f: Partial<Effect>): Effect {
+  return {
+    object: 'memory', shape: 'access', annot, reads: false, writes: false, rmw: false, mayFail: false,
+    write: none, result: oldValue, valueArgs: NO_ARGS, dataArgs: NO_ARGS, dataFromRead: false,
+    computesWithRead: false, computesWith: NO_ARGS, ...f,
+  };
+}
+
+/** A store of argument 1. */
+const storeOf = (annot: Annot, f: Partial<Effect> = {}): Effect =>
+  access(annot, { writes: true, write: (_, a) => a[1], valueArgs: [1], dataArgs: [1], ...f });
+
+/** Lock operations on a spinlock: lock.cat's events, the lock word holding 1 while taken. */
+const lockOf = (shape: EventShape, f: Partial<Effect>): Effect =>
+  access('ONCE', { object: 'spinlock', shape, reads: true, ...f });
+
+/** The effect of each primitive, by its kind. */
+function computeEffect(p: Primitive): Effect {
+  switch (p.kind) {
+    case 'load':
+      return access(p.annot, { reads: true });
+    case 'store':
+      return storeOf(p.annot, { fence: p.thenFence });
+    case 'fence':
+      return access('ONCE', { object: 'none', shape: 'fence', fence: p.fence });
+    case 'xchg':
+      return access(p.annot, { reads: true, writes: true, rmw: true, write: (_, a) => a[1], valueArgs: [1], dataArgs: [1] });
+    case 'cmpxchg':
+      return access(p.annot, {
+        reads: true, writes: true, rmw: true, mayFail: true,
+        write: (old, a) => (old === a[1] ? a[2] : undefined),
+        valueArgs: [1, 2], dataArgs: [2], computesWithRead: true, computesWith: [1],
+      });
+    case 'atomic': {
+      const op = RMW_OPS[p.op];
+      const byArg = p.operand === 'arg';
+      const constant = p.operand === 'arg' ? 0 : p.operand;
+      const test = p.test;
+      const ret = p.ret;
+      return access(p.annot, {
+        reads: true, writes: true, rmw: true,
+        write: byArg ? (old, a) => op(old, a[0]) : (old) => op(old, constant),
+        result: (old, nv = 0) => (test === 'zero' ? (nv === 0 ? 1 : 0) : test === 'negative' ? (nv < 0 ? 1 : 0) : ret === 'old' ? old : nv),
+        valueArgs: byArg ? [0] : NO_ARGS, dataArgs: byArg ? [0] : NO_ARGS, dataFromRead: true,
+        computesWithRead: true, computesWith: byArg ? [0] : NO_ARGS,
+      });
+    }
+    case 'add_unless':
+      return access(p.annot, {
+        reads: true, writes: true, rmw: true, mayFail: true,
+        write: (old, a) => (old !== a[2] ? old + a[1] : undefined),
+        result: (_, nv) => (nv === undefined ? 0 : 1),
+        valueArgs: [1, 2], dataArgs: [1], dataFromRead: true, computesWithRead: true, computesWith: [1, 2],
+      });
+    case 'spin_lock':
+      return lockOf('lock', { writes: true, write: () => 1, result: () => 0 });
+    case 'spin_unlock':
+      return lockOf('unlock', { reads: false, writes: true, write: () => 0, result: () => 0 });
+    case 'spin_trylock':
+      return lockOf('trylock', { writes: true, mayFail: true, write: () => 1, result: (_, nv) => (nv === undefined ? 0 : 1) });
+    case 'spin_is_locked':
+      return lockOf('is-locked', { result: (old) => (old !== 0 ? 1 : 0) });
+    case 'srcu_lock':
+      return access('ONCE', { object: 'srcu', srcu: 'srcu-lock', reads: true });
+    case 'srcu_unlock':
+      return storeOf('ONCE', { object: 'srcu', srcu: 'srcu-unlock' });
+    case 'srcu_sync':
+      return access('ONCE', { object: 'srcu', shape: 'fence', srcu: 'sync-srcu' });
+  }
+}
+
+const effects = new WeakMap<Primitive, Effect>();
+
+/** What primitive p does (computed once per table entry). */
+export function effectOf(p: Primitive): Effect {
+  let e = effects.get(p);
+  if (!e) effects.set(p, (e = computeEffect(p)));
+  return e;
+}
+
+/** The plain C accesses `r = *x` and `*x = v` (no macro), as primitives. */
+export const PLAIN_LOAD: Primitive = { kind: 'load', annot: 'PLAIN', addr: 'pointer' };
+export const PLAIN_STORE: Primitive = { kind: 'store', annot: 'PLAIN', addr: 'pointer' };
 
 export interface PrimitiveInfo {
   prim: Primitive;

@@ -2,6 +2,7 @@
 // sets of values until nothing new appears. The explorer uses it to guess
 // the value of a read whose write comes later in its exploration order.
 
+import { effectOf } from '../events/primitives.js';
 import { binop, evalPure, isAddress, LOC_BASE, pureRegs, type Instr, type Program, type PureExpr, type Thread } from '../program/program.js';
 
 /**
@@ -11,8 +12,6 @@ import { binop, evalPure, isAddress, LOC_BASE, pureRegs, type Instr, type Progra
  */
 export const DOMAIN_CAP = 1 << 16;
 
-/** Primitives that write memory. */
-const WRITERS = new Set(['store', 'xchg', 'cmpxchg', 'atomic', 'add_unless', 'spin_lock', 'spin_unlock', 'spin_trylock', 'srcu_unlock']);
 
 export interface ValueDomain {
   /** Values each thread may write to each location (thread -> loc -> values). */
@@ -94,6 +93,23 @@ export function sumOfSets(as: Set<number>, bs: Set<number>, sign: 1 | -1): Set<n
     }
   }
   return out;
+}
+
+/**
+ * Calls f with every combination of the values the arguments at `positions`
+ * may hold (the others 0), in one reused array of `n` values.
+ */
+function forEachArgs(positions: readonly number[], n: number, valuesOf: (i: number) => Set<number>, f: (args: readonly number[]) => void): void {
+  const args: number[] = new Array(n).fill(0);
+  const sets = positions.map(valuesOf);
+  const go = (k: number): void => {
+    if (k === positions.length) return f(args);
+    for (const v of sets[k]) {
+      args[positions[k]] = v;
+      go(k + 1);
+    }
+  };
+  go(0);
 }
 
 /**
@@ -241,65 +257,19 @@ export function computeDomain(prog: Program): ValueDomain {
             break;
           }
           case 'prim': {
-            const p = ins.prim;
+            const e = effectOf(ins.prim);
             const locs = locsOf(absEval(ins.addr, regs));
-            const readVals = new Set<number>();
-            for (const l of locs) readable(th.index, l, pc, readVals);
-            const arg = (i: number) => absEval(ins.args[i], regs);
-            let result = new Set<number>([0]);
-            switch (p.kind) {
-              case 'load':
-              case 'srcu_lock':
-                result = readVals;
-                break;
-              case 'store':
-              case 'srcu_unlock':
-                for (const l of locs) for (const v of arg(1)) changed = add(th.index, l, v, pc) || changed;
-                break;
-              case 'xchg':
-                result = readVals;
-                for (const l of locs) for (const v of arg(1)) changed = add(th.index, l, v, pc) || changed;
-                break;
-              case 'cmpxchg':
-                result = readVals;
-                for (const l of locs) for (const v of arg(2)) changed = add(th.index, l, v, pc) || changed;
-                break;
-              case 'atomic': {
-                const operand = p.operand === 'arg' ? arg(0) : new Set([p.operand]);
-                const news = new Set<number>();
-                for (const a of readVals) for (const b of operand) news.add(binop(p.op, a, b));
-                for (const l of locs) for (const v of news) changed = add(th.index, l, v, pc) || changed;
-                if (p.ret === 'old') result = readVals;
-                else if (p.ret === 'new') {
-                  result = news;
-                  if (p.test === 'zero') result = new Set([...news].map((v) => (v === 0 ? 1 : 0)));
-                  if (p.test === 'negative') result = new Set([...news].map((v) => (v < 0 ? 1 : 0)));
-                }
-                break;
+            const olds = new Set<number>(e.reads ? [] : [0]);
+            if (e.reads) for (const l of locs) readable(th.index, l, pc, olds);
+            const result = new Set<number>();
+            forEachArgs(e.valueArgs, ins.args.length, (i) => absEval(ins.args[i], regs), (args) => {
+              for (const old of olds) {
+                const nv = e.write(old, args);
+                if (nv !== undefined) for (const l of locs) changed = add(th.index, l, nv, pc) || changed;
+                result.add(e.result(old, nv, args));
+                if (e.mayFail && nv !== undefined) result.add(e.result(old, undefined, args));
               }
-              case 'add_unless': {
-                for (const l of locs) for (const a of readVals) for (const b of arg(1)) {
-                  changed = add(th.index, l, a + b, pc) || changed;
-                }
-                result = new Set([0, 1]);
-                break;
-              }
-              case 'spin_lock':
-                for (const l of locs) changed = add(th.index, l, 1, pc) || changed;
-                break;
-              case 'spin_unlock':
-                for (const l of locs) changed = add(th.index, l, 0, pc) || changed;
-                break;
-              case 'spin_trylock':
-                for (const l of locs) changed = add(th.index, l, 1, pc) || changed;
-                result = new Set([0, 1]);
-                break;
-              case 'spin_is_locked':
-                result = new Set([0, 1]);
-                break;
-              default:
-                break;
-            }
+            });
             join(pc + 1, nextRegs(ins.dst, result));
             break;
           }
@@ -314,7 +284,7 @@ export function computeDomain(prog: Program): ValueDomain {
     const here: Set<number>[] = th.code.map(() => new Set<number>());
     for (const { pc, regs } of lastStates[th.index].values()) {
       const ins = th.code[pc];
-      if (!ins || ins.op !== 'prim' || !WRITERS.has(ins.prim.kind)) continue;
+      if (!ins || ins.op !== 'prim' || !effectOf(ins.prim).writes) continue;
       for (const l of locsOf(absEval(ins.addr, regs))) here[pc].add(l);
     }
     return reachableUnion(th.code, here);

@@ -1,8 +1,10 @@
-// Executing a thread's next primitive: the events it makes (reads, writes,
-// fences, lock and SRCU events) and the value it returns to its register.
+// Executing a thread's next primitive: the events its Effect (the primitive
+// table, src/events/primitives.ts) says it makes, and the value it returns
+// to its register.
 
-import type { Primitive } from '../events/primitives.js';
-import { binop, evalPure, isAddress, isSymbolic, LOC_BASE, type PrimInstr } from '../program/program.js';
+import type { Event } from '../events/event.js';
+import { effectOf, type Effect } from '../events/primitives.js';
+import { evalPure, isAddress, isSymbolic, LOC_BASE, type PrimInstr } from '../program/program.js';
 import { lock, lockRead, unlock } from './locks.js';
 import { read } from './reads.js';
 import { depsOf, dropSymbolic, resume, usesSymbol } from './schedule.js';
@@ -12,10 +14,10 @@ import { rmwWrite, write } from './writes.js';
 const BIT = (i: number): bigint => 1n << BigInt(i);
 
 export function execPrim(s: ExploreState, t: number, ts: ThreadState, ins: PrimInstr): void {
-  const p: Primitive = ins.prim;
+  const e = effectOf(ins.prim);
   const done = () => resume(s, t, ts, -1, 0, 0n);
-  if (p.kind === 'fence') {
-    withEvent(s, t, ts, { kind: 'F', loc: -1, value: 0, annot: 'ONCE', fence: p.fence, ins }, done);
+  if (e.object === 'none') {
+    withEvent(s, t, ts, { kind: 'F', loc: -1, value: 0, annot: 'ONCE', fence: e.fence, ins }, done);
     return;
   }
   const addrVal = evalPure(ins.addr, ts.regs);
@@ -30,80 +32,57 @@ export function execPrim(s: ExploreState, t: number, ts: ThreadState, ins: PrimI
     return;
   }
   const addrDeps = depsOf(ins.addr, ts);
-  const arg = (i: number) => evalPure(ins.args[i], ts.regs);
-  const argDeps = (i: number) => depsOf(ins.args[i], ts);
-  const base = { loc, addrDeps, ins };
-  switch (p.kind) {
-    case 'load':
-      read(s, t, ts, { ...base, annot: p.annot }, (r) => resume(s, t, ts, ins.dst, r.value, BIT(r.id)));
+  const returned = (value: number) => (r: Event) => resume(s, t, ts, ins.dst, value, BIT(r.id));
+  switch (e.shape) {
+    case 'access':
+      access(s, t, ts, ins, e, loc, addrDeps);
       return;
-    case 'srcu_lock':
-      read(s, t, ts, { ...base, annot: 'ONCE', srcu: 'srcu-lock' }, (r) => resume(s, t, ts, ins.dst, r.value, BIT(r.id)));
+    case 'fence':
+      withEvent(s, t, ts, { kind: 'F', loc, value: 0, annot: e.annot, fence: e.fence, srcu: e.srcu, addrDeps, ins }, done);
       return;
-    case 'store':
-      write(s, t, ts, { ...base, annot: p.annot, value: arg(1), dataDeps: argDeps(1) }, () => {
-        if (p.thenFence) {
-          withEvent(s, t, ts, { kind: 'F', loc: -1, value: 0, annot: 'ONCE', fence: p.thenFence, ins }, done);
-        } else done();
-      });
-      return;
-    case 'srcu_unlock':
-      write(s, t, ts, { ...base, annot: 'ONCE', srcu: 'srcu-unlock', value: arg(1), dataDeps: argDeps(1) }, done);
-      return;
-    case 'srcu_sync':
-      withEvent(s, t, ts, { kind: 'F', loc, value: 0, annot: 'ONCE', srcu: 'sync-srcu', addrDeps, ins }, done);
-      return;
-    case 'xchg':
-      read(s, t, ts, { ...base, annot: p.annot, isRmw: true }, (r) => {
-        rmwWrite(s, t, ts, r, arg(1), argDeps(1), () => resume(s, t, ts, ins.dst, r.value, BIT(r.id)));
-      });
-      return;
-    case 'cmpxchg':
-      read(s, t, ts, { ...base, annot: p.annot, isRmw: true }, (r) => {
-        if (isSymbolic(r.value) || isSymbolic(arg(1))) return void dropSymbolic(s);
-        if (r.value === arg(1)) {
-          rmwWrite(s, t, ts, r, arg(2), argDeps(2), () => resume(s, t, ts, ins.dst, r.value, BIT(r.id)));
-        } else resume(s, t, ts, ins.dst, r.value, BIT(r.id));
-      });
-      return;
-    case 'atomic': {
-      // atomic_add(V, X): the operand is the first argument.
-      const operand = p.operand === 'arg' ? arg(0) : p.operand;
-      const opDeps = p.operand === 'arg' ? argDeps(0) : 0n;
-      read(s, t, ts, { ...base, annot: p.annot, isRmw: true }, (r) => {
-        if (isSymbolic(r.value) || isSymbolic(operand)) return void dropSymbolic(s);
-        const nv = binop(p.op, r.value, operand);
-        rmwWrite(s, t, ts, r, nv, opDeps | BIT(r.id), () => {
-          let ret = p.ret === 'old' ? r.value : nv;
-          if (p.test === 'zero') ret = nv === 0 ? 1 : 0;
-          if (p.test === 'negative') ret = nv < 0 ? 1 : 0;
-          resume(s, t, ts, ins.dst, ret, BIT(r.id));
-        });
-      });
-      return;
-    }
-    case 'add_unless':
-      read(s, t, ts, { ...base, annot: p.annot, isRmw: true }, (r) => {
-        if (isSymbolic(r.value) || isSymbolic(arg(1)) || isSymbolic(arg(2))) return void dropSymbolic(s);
-        if (r.value !== arg(2)) {
-          rmwWrite(s, t, ts, r, r.value + arg(1), argDeps(1) | BIT(r.id), () => resume(s, t, ts, ins.dst, 1, BIT(r.id)));
-        } else resume(s, t, ts, ins.dst, 0, BIT(r.id));
-      });
-      return;
-    case 'spin_lock':
+    case 'lock':
       lock(s, t, ts, loc, addrDeps, ins, done);
       return;
-    case 'spin_unlock':
+    case 'unlock':
       unlock(s, t, ts, loc, addrDeps, ins, done);
       return;
-    case 'spin_trylock':
+    case 'trylock':
       // Success: a lock; failure: an LF read of a held lock.
-      lock(s, t, ts, loc, addrDeps, ins, (lkr) => resume(s, t, ts, ins.dst, 1, BIT(lkr.id)));
-      lockRead(s, t, ts, loc, addrDeps, ins, 'LF', (r) => resume(s, t, ts, ins.dst, 0, BIT(r.id)));
+      lock(s, t, ts, loc, addrDeps, ins, returned(1));
+      lockRead(s, t, ts, loc, addrDeps, ins, 'LF', returned(0));
       return;
-    case 'spin_is_locked':
-      lockRead(s, t, ts, loc, addrDeps, ins, 'RL', (r) => resume(s, t, ts, ins.dst, 1, BIT(r.id)));
-      lockRead(s, t, ts, loc, addrDeps, ins, 'RU', (r) => resume(s, t, ts, ins.dst, 0, BIT(r.id)));
+    case 'is-locked':
+      lockRead(s, t, ts, loc, addrDeps, ins, 'RL', returned(1));
+      lockRead(s, t, ts, loc, addrDeps, ins, 'RU', returned(0));
       return;
   }
+}
+
+/** A memory access: a read, a write (then its fence, if any), or an RMW's read and, unless it fails, its write. */
+function access(s: ExploreState, t: number, ts: ThreadState, ins: PrimInstr, e: Effect, loc: number, addrDeps: bigint): void {
+  const args = ins.args.map((a) => evalPure(a, ts.regs));
+  let dataDeps = 0n;
+  for (const i of e.dataArgs) dataDeps |= depsOf(ins.args[i], ts);
+  const base = { loc, addrDeps, ins, annot: e.annot, srcu: e.srcu };
+  const done = () =>
+    e.fence ? withEvent(s, t, ts, { kind: 'F', loc: -1, value: 0, annot: 'ONCE', fence: e.fence, ins }, () => resume(s, t, ts, -1, 0, 0n)) : resume(s, t, ts, -1, 0, 0n);
+  if (!e.reads) {
+    write(s, t, ts, { ...base, value: e.write(0, args) ?? 0, dataDeps }, done);
+    return;
+  }
+  read(s, t, ts, { ...base, isRmw: e.rmw }, (r) => {
+    if (computesWithSymbol(e, r.value, args)) return void dropSymbolic(s);
+    const nv = e.write(r.value, args);
+    const ret = e.result(r.value, nv, args);
+    if (nv === undefined) return resume(s, t, ts, ins.dst, ret, BIT(r.id));
+    const deps = e.dataFromRead ? dataDeps | BIT(r.id) : dataDeps;
+    rmwWrite(s, t, ts, r, nv, deps, () => resume(s, t, ts, ins.dst, ret, BIT(r.id)));
+  });
+}
+
+/** Whether the access computes with a symbolic value (see breakDeadlock): herd leaves its equation unsolved. */
+function computesWithSymbol(e: Effect, old: number, args: readonly number[]): boolean {
+  if (e.computesWithRead && isSymbolic(old)) return true;
+  for (const i of e.computesWith) if (isSymbolic(args[i])) return true;
+  return false;
 }

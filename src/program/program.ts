@@ -5,7 +5,7 @@
 
 import { isStmt, walkStmt, type CondExpr, type CondTerm, type Expr, type LitmusTest, type Pos, type Process, type Stmt } from '../parse/ast.js';
 import { fail, LitmusError } from '../parse/errors.js';
-import { closestPrimitive, lookupPrimitive, type Primitive } from '../events/primitives.js';
+import { closestPrimitive, effectOf, lookupPrimitive, PLAIN_LOAD, PLAIN_STORE, type PrimObject, type Primitive } from '../events/primitives.js';
 
 /** Values are numbers; a location's address is LOC_BASE + its id. */
 export const LOC_BASE = 0x40000000;
@@ -359,7 +359,7 @@ class ThreadBuilder {
         const addr = this.expr(target.arg);
         const value = this.expr(s.value);
         this.emit({
-          op: 'prim', prim: { kind: 'store', annot: 'PLAIN', addr: 'pointer' }, name: 'store', dst: -1,
+          op: 'prim', prim: PLAIN_STORE, name: 'store', dst: -1,
           addr, args: [addr, value], pos: s.pos,
         });
         return;
@@ -429,7 +429,7 @@ class ThreadBuilder {
         // `*p` as a value: a plain load.
         const addr = this.expr(e.arg);
         const dst = this.temp();
-        this.emit({ op: 'prim', prim: { kind: 'load', annot: 'PLAIN', addr: 'pointer' }, name: 'load', dst, addr, args: [addr], pos: e.pos });
+        this.emit({ op: 'prim', prim: PLAIN_LOAD, name: 'load', dst, addr, args: [addr], pos: e.pos });
         return { k: 'reg', r: dst };
       }
       case 'addr': {
@@ -463,7 +463,7 @@ class ThreadBuilder {
     let addr: PureExpr = { k: 'const', v: 0 };
     const args: PureExpr[] = [];
     e.args.forEach((a, i) => {
-      if (i === info.addrArg) this.checkKind(e.name, prim.kind, a);
+      if (i === info.addrArg) this.checkKind(e.name, effectOf(prim).object, a);
       if (i === info.addrArg) {
         const style = 'addr' in prim ? prim.addr : 'pointer';
         addr = this.address(a, style, e.name);
@@ -489,15 +489,15 @@ class ThreadBuilder {
   }
 
   /** A lock primitive on a plain variable, or an access to a spinlock, is a type clash. */
-  private checkKind(name: string, kind: string, a: Expr): void {
+  private checkKind(name: string, object: PrimObject, a: Expr): void {
     const base = a.kind === 'deref' || a.kind === 'addr' ? a.arg : a;
     if (base.kind !== 'name') return;
     const type = this.paramTypes.get(base.name);
     if (type === undefined || type === '') return;
     const isLock = /\bspinlock_t\b/.test(type);
     const isSrcu = /\bsrcu_struct\b/.test(type);
-    const wantsLock = kind.startsWith('spin_');
-    const wantsSrcu = kind.startsWith('srcu_');
+    const wantsLock = object === 'spinlock';
+    const wantsSrcu = object === 'srcu';
     if (wantsLock && !isLock) fail(`type clash: ${name} needs a spinlock_t *, but "${base.name}" is ${type}`, a.pos);
     if (wantsSrcu && !isSrcu && !/\bint\b/.test(type)) fail(`type clash: ${name} needs a struct srcu_struct *, but "${base.name}" is ${type}`, a.pos);
   }

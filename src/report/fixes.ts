@@ -13,7 +13,7 @@
 // ordered RMW has one built in, but replaces an instruction instead of adding
 // one).
 
-import { defNameOf, withOrdering } from '../events/primitives.js';
+import { defNameOf, effectOf, withOrdering } from '../events/primitives.js';
 import type { Annot } from '../events/event.js';
 import { explore } from '../explore/explorer.js';
 import type { Model } from '../model/model.js';
@@ -152,7 +152,5 @@ function combinations(changes: readonly Change[]): Change[][] {
 /** The kind of access an instruction is, for choosing fences. */
 export function accessKind(ins: Instr | undefined, fallback: 'R' | 'W'): 'R' | 'W' | 'RMW' {
   if (ins?.op !== 'prim') return fallback;
-  const k = ins.prim.kind;
-  if (k === 'xchg' || k === 'cmpxchg' || k === 'atomic' || k === 'add_unless') return 'RMW';
-  return fallback;
+  return effectOf(ins.prim).rmw ? 'RMW' : fallback;
 }

@@ -3,7 +3,7 @@
 // (src/events/primitives.ts), so the two cannot drift: a test compares the
 // committed file with this output, and `npm run gen:kernel` rewrites it.
 
-import { lookupPrimitive, primitiveNames, type Lowered, type PrimitiveInfo } from '../events/primitives.js';
+import { effectOf, lookupPrimitive, primitiveNames, type Lowered, type PrimitiveInfo } from '../events/primitives.js';
 
 /**
  * Which argument of a primitive is the address. A Lowered operation (the
@@ -16,9 +16,9 @@ export function addressArg(info: PrimitiveInfo | Lowered): number {
 /** The TypeScript type of a primitive's address argument. */
 function addressType(info: PrimitiveInfo | Lowered): string {
   if (!('prim' in info)) return 'Ref';
-  const kind = info.prim.kind;
-  if (kind.startsWith('spin_')) return 'spinlock_t';
-  if (kind.startsWith('srcu_')) return 'srcu_struct';
+  const object = effectOf(info.prim).object;
+  if (object === 'spinlock') return 'spinlock_t';
+  if (object === 'srcu') return 'srcu_struct';
   return 'Ref';
 }
 

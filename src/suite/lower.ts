@@ -10,7 +10,7 @@
 
 import type { Node } from 'ts-morph';
 import { walkStmt, type Expr, type Pos, type Stmt, type BinOp } from '../parse/ast.js';
-import { lookupPrimitive, type Lowered, type PrimitiveInfo } from '../events/primitives.js';
+import { effectOf, lookupPrimitive, type Lowered, type PrimitiveInfo } from '../events/primitives.js';
 import { addressArg } from './kernel-decl.js';
 import type { Module, Modules } from './modules.js';
 
@@ -610,8 +610,8 @@ class ThreadBuilder {
       const v = this.expr(a, scope, out);
       if (v.k !== 'path' || v.path.length === 0) throw this.err(m, a, `${name} needs a shared location here (a field of the state)`);
       const loc = v.path.join('_');
-      const kind = 'prim' in info ? info.prim.kind : 'bitop';
-      this.L.useLoc(loc, kind.startsWith('spin_') ? 'spinlock_t' : kind.startsWith('srcu_') ? 'srcu_struct' : 'int', m, a);
+      const object = 'prim' in info ? effectOf(info.prim).object : 'memory';
+      this.L.useLoc(loc, object === 'spinlock' ? 'spinlock_t' : object === 'srcu' ? 'srcu_struct' : 'int', m, a);
       this.usedLocs.add(loc);
       const ref: Expr = { kind: 'name', name: loc, pos: this.L.pos(m, a) };
       this.L.locRefs.add(ref);
