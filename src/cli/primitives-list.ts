@@ -3,7 +3,7 @@
 // (src/events/primitives.ts) so that the two cannot drift apart.
 
 import type { Annot, FenceKind } from '../events/event.js';
-import { lookupPrimitive, primitiveNames, type Lowered, type PrimitiveInfo, type RmwOp } from '../events/primitives.js';
+import { lookupPrimitive, primitiveNames, RMW_OPS, type Lowered, type PrimitiveInfo } from '../events/primitives.js';
 import type { Expr, Stmt } from '../parse/ast.js';
 import { printExpr } from '../parse/printer.js';
 
@@ -75,8 +75,6 @@ const FENCES: Record<FenceKind, string> = {
   'sync-rcu': 'waits for every RCU read-side critical section that began before it (a grace period); a full barrier too',
 };
 
-const VERB: Record<RmwOp, string> = { '+': 'adds i to', '-': 'subtracts i from', '&': 'ANDs i into', '|': 'ORs i into', '^': 'XORs i into', '&~': 'clears the bits of i in' };
-
 /** How a call is written: the address as `*x` or `x`, then the other arguments. */
 function signature(info: PrimitiveInfo): string {
   const p = info.prim;
@@ -127,7 +125,7 @@ export function describePrimitive(info: PrimitiveInfo): string {
     case 'cmpxchg':
       return `writes new to x if it holds old, returns the value found, atomically; ${ORDERING[p.annot]} (a failed one is a relaxed read)`;
     case 'atomic': {
-      const verb = p.operand === 'arg' ? VERB[p.op] : p.op === '+' ? 'adds 1 to' : p.op === '-' ? 'subtracts 1 from' : `${VERB[p.op].replace(' i', ` ${p.operand}`)}`;
+      const verb = p.operand === 'arg' ? RMW_OPS[p.op].verb : p.op === '+' ? 'adds 1 to' : p.op === '-' ? 'subtracts 1 from' : `${RMW_OPS[p.op].verb.replace(' i', ` ${p.operand}`)}`;
       const ret =
         p.test === 'zero' ? 'returns whether the new value is 0' :
         p.test === 'negative' ? 'returns whether the new value is negative' :

@@ -91,13 +91,14 @@ export interface Effect {
   computesWith: readonly number[];
 }
 
-export const RMW_OPS: Record<RmwOp, (a: number, b: number) => number> = {
-  '+': (a, b) => a + b,
-  '-': (a, b) => a - b,
-  '&': (a, b) => a & b,
-  '|': (a, b) => a | b,
-  '^': (a, b) => a ^ b,
-  '&~': (a, b) => a & ~b,
+/** Each atomic operation: what it computes from the old value and the operand, and how `litmus primitives` says it. */
+export const RMW_OPS: Record<RmwOp, { apply: (a: number, b: number) => number; verb: string }> = {
+  '+': { apply: (a, b) => a + b, verb: 'adds i to' },
+  '-': { apply: (a, b) => a - b, verb: 'subtracts i from' },
+  '&': { apply: (a, b) => a & b, verb: 'ANDs i into' },
+  '|': { apply: (a, b) => a | b, verb: 'ORs i into' },
+  '^': { apply: (a, b) => a ^ b, verb: 'XORs i into' },
+  '&~': { apply: (a, b) => a & ~b, verb: 'clears the bits of i in' },
 };
 
 const NO_ARGS: readonly number[] = [];
@@ -139,7 +140,7 @@ function computeEffect(p: Primitive): Effect {
         valueArgs: [1, 2], dataArgs: [2], computesWithRead: true, computesWith: [1],
       });
     case 'atomic': {
-      const op = RMW_OPS[p.op];
+      const op = RMW_OPS[p.op].apply;
       const byArg = p.operand === 'arg';
       const constant = p.operand === 'arg' ? 0 : p.operand;
       const test = p.test;
