@@ -84,31 +84,45 @@ export class StructureCache {
   private readonly shapeIds = new Map<string, number>();
   private root: ShapeNode = { next: new Map() };
   private nodeCount = 0;
+  /** Numbering buffers, reused from one candidate to the next (see `generation`). */
+  private buffers = { newId: new Int32Array(64), order: new Int32Array(64), count: new Int32Array(8), base: new Int32Array(8) };
+  /** Counts calls of execution(): an execution's events can be read only until the next. */
+  private generation = 0;
   constructor(private readonly limit = 20_000) {}
+
+  private numbering(n: number, T: number) {
+    const b = this.buffers;
+    if (b.newId.length < n) b.newId = new Int32Array(2 * n);
+    if (b.order.length < n) b.order = new Int32Array(2 * n);
+    if (b.count.length < T) b.count = new Int32Array(2 * T);
+    if (b.base.length < T) b.base = new Int32Array(2 * T);
+    b.count.fill(0, 0, T);
+    return b;
+  }
 
   /** The execution of the explorer's events (in the order they were built) and coherence lists. */
   execution(prog: Program, evs: readonly Event[], coIn: readonly number[][]): Execution {
     const n = evs.length;
+    const T = prog.threads.length;
+    const { newId, order, count, base } = this.numbering(n, T);
+    const generation = ++this.generation;
     // Canonical id of each event: initial writes first, then thread by thread.
-    const newId = new Int32Array(n);
-    const count: number[] = [];
     let inits = 0;
-    for (const e of evs) {
-      if (e.thread < 0) inits++;
-      else count[e.thread] = (count[e.thread] ?? 0) + 1;
+    for (let i = 0; i < n; i++) {
+      const t = evs[i].thread;
+      if (t < 0) inits++;
+      else count[t]++;
     }
-    const base: number[] = [];
     let at = inits;
-    for (let t = 0; t < count.length; t++) {
+    for (let t = 0; t < T; t++) {
       base[t] = at;
-      at += count[t] ?? 0;
+      at += count[t];
     }
     let nextInit = 0;
     for (let i = 0; i < n; i++) {
       const e = evs[i];
       newId[i] = e.thread < 0 ? nextInit++ : base[e.thread] + e.poIndex;
     }
-    const order = new Int32Array(n);
     for (let i = 0; i < n; i++) order[newId[i]] = i;
     let node = this.root;
     for (let c = 0; c < n; c++) {
@@ -123,7 +137,10 @@ export class StructureCache {
     // The events themselves are copied only when asked for (reports, flags
     // that read values, a new structure): most candidates never are.
     let copies: Event[] | undefined;
-    const events = (): Event[] => (copies ??= canonicalEvents(evs, order, newId, base));
+    const events = (): Event[] => {
+      if (!copies && generation !== this.generation) throw new Error('execution: events read after the explorer went on');
+      return (copies ??= canonicalEvents(evs, n, order, newId, base));
+    };
     const st = (node.structure ??= lasting(() => buildStructure(events())));
     if (this.nodeCount > this.limit) {
       this.root = { next: new Map() };
@@ -165,9 +182,9 @@ export class StructureCache {
 }
 
 /** The events in canonical order: order[c] is the explorer's id of canonical event c. */
-function canonicalEvents(evs: readonly Event[], order: Int32Array, newId: Int32Array, base: number[]): Event[] {
-  const out = new Array<Event>(order.length);
-  for (let c = 0; c < order.length; c++) {
+function canonicalEvents(evs: readonly Event[], n: number, order: Int32Array, newId: Int32Array, base: Int32Array): Event[] {
+  const out = new Array<Event>(n);
+  for (let c = 0; c < n; c++) {
     const e = evs[order[c]];
     out[c] = renumbered(e, c, newId, e.shape!, e.thread < 0 ? 0n : BigInt(base[e.thread]));
   }
@@ -247,10 +264,25 @@ function assemble(prog: Program, events: () => Event[], rf: Relation, coLists: n
     },
     co: coLists,
     locations: prog.locations,
-    sets: { ...st.sets, FW },
-    rel: { ...st.rel, rf, co },
+    sets: withFinalWrites(st.sets, FW),
+    rel: withCommunication(st.rel, rf, co),
     structure: st,
   };
+}
+
+/** The structure's sets and this candidate's final writes (fields listed: one object shape for V8). */
+function withFinalWrites(S: Structure['sets'], FW: EventSet): BaseSets {
+  return {
+    R: S.R, W: S.W, M: S.M, F: S.F, IW: S.IW, FW, all: S.all,
+    ONCE: S.ONCE, ACQUIRE: S.ACQUIRE, RELEASE: S.RELEASE, MB: S.MB, NORETURN: S.NORETURN, PLAIN: S.PLAIN, RMW: S.RMW,
+    LKR: S.LKR, LKW: S.LKW, UL: S.UL, LF: S.LF, RL: S.RL, RU: S.RU,
+    SrcuLock: S.SrcuLock, SrcuUnlock: S.SrcuUnlock, SyncSrcu: S.SyncSrcu, fence: S.fence,
+  };
+}
+
+/** The structure's relations and this candidate's rf and co. */
+function withCommunication(B: Structure['rel'], rf: Relation, co: Relation): BaseRelations {
+  return { po: B.po, rf, co, rmw: B.rmw, addr: B.addr, data: B.data, ctrl: B.ctrl, loc: B.loc, int: B.int, ext: B.ext, id: B.id };
 }
 
 function buildStructure(events: Event[]): Structure {
