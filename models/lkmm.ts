@@ -76,13 +76,13 @@ function staticRelations(x: Execution) {
   const poToUnlock = po.restrict(undefined, S.UL);
   const lockToPo = po.restrict(S.LKR, undefined);
   const hasRcu = !SyncRcu.or(S.SyncSrcu).isEmpty();
-  let flagsOnce: ReturnType<typeof staticFlags> | undefined;
   return {
     FailedRMW, Acquire, Release, Mb, Noreturn, Marked, Plain, rcuRscs, poLoc, lkRmw, rmwAll, acqPo, poRel,
     R4rmb, rmb, wmb, mbPo, SyncRcu, gp, barrier, poUnlockPoLockPo, hasRcu, fencerel, poToUnlock, lockToPo, hasLocks,
     hasRmw: !rmwAll.isEmpty(), hasPlain: !Plain.isEmpty(),
-    // The flags' static part is needed only for consistent executions: computed on demand.
-    structuralFlags: () => (flagsOnce ??= lasting(() => staticFlags(x, rcuRscs, lkRmw))),
+    // The flags' static part, computed now: it reads this execution's events,
+    // which are valid only while this candidate is being judged.
+    staticFlags: staticFlags(x, rcuRscs, lkRmw),
   };
 }
 
@@ -513,7 +513,7 @@ function checkAxioms(x: Execution, st: StaticLkmm, prefix: boolean): Verdict {
  */
 function structuralFlags(x: Execution, st: StaticLkmm, c: Communication): string[] {
   const S = x.sets;
-  const sf = st.structuralFlags();
+  const sf = st.staticFlags;
   const flags = sf.rcu.slice();
   if (!S.SrcuLock.isEmpty() || !S.SrcuUnlock.isEmpty()) {
     const srcu = c.srcuRscs;
