@@ -3,7 +3,8 @@
 // parts share one ExploreState (state.ts):
 //
 // - schedule.ts: the first thread that can go on runs its next primitive
-//   (advance); execute.ts turns a primitive into events.
+//   (advance); execute.ts makes the events its Effect (the primitive
+//   table) says.
 // - reads.ts: a read takes each write that exists, or waits for one still
 //   to come; a write is offered to the waiting reads (chooseSource, wait,
 //   offer). guesses.ts: when every thread waits, the first waiting read
@@ -12,7 +13,8 @@
 //   (Model.mayCycleThrough).
 // - writes.ts: a write takes each place in its location's coherence order
 //   (placeInCo); locks.ts: a lock follows the unlock last in that order, or
-//   waits (lock, attach), and critical sections order marked accesses.
+//   waits (lock, attach), and critical sections order the accesses the
+//   model says they order (Model.lockOrders).
 // - Each choice is checked at once: coherence and atomicity at the location
 //   (coherence.ts), and the model's axioms on the prefix (prefix.ts), which
 //   only get worse as events and edges are added.
