@@ -178,6 +178,35 @@ export default scenario({ name: 't', says: 'x', threads: [(s: S) => f(s)], exist
     void WRITE_ONCE_unused;
   });
 
+  it('a scenario that cannot be inlined into the version under review: that cell is an error, the rest is checked, the verdict line says so', async () => {
+    const dir = folder({
+      'good.ts': `import { READ_ONCE, WRITE_ONCE, type Ref } from 'KERNEL';
+export interface S { x: Ref; y: Ref }
+export function writer(s: S): void { WRITE_ONCE(s.x, 1); WRITE_ONCE(s.y, 1); }
+export function reader(s: S): number { return READ_ONCE(s.y) === 1 ? READ_ONCE(s.x) : 1; }
+`,
+      'bad.ts': `export * from './good.js';
+import { WRITE_ONCE } from 'KERNEL';
+import type { S } from './good.js';
+export function writer(s: S): void { for (let i = 0; i < 2; i++) WRITE_ONCE(s.x, i); }
+`,
+      'suite.ts': `import { scenario, suite } from 'KERNEL';
+import * as good from './good.js';
+import * as bad from './bad.js';
+import { reader, writer, type S } from './good.js';
+const mp = scenario({ name: 'mp', says: 'stale read', threads: [(s: S) => writer(s), (s: S) => ({ got: reader(s) })], exists: ([, p1]) => p1.got === 0 });
+const solo = scenario({ name: 'solo', says: 'reader alone', threads: [(s: S) => ({ got: reader(s) })], exists: ([p0]) => p0.got === 0 });
+export default suite({ title: 'MP', underReview: 'bad', badOutcome: 'a stale read', versions: { good, bad }, scenarios: [mp, solo] });
+`,
+    });
+    const run = await runSuite(join(dir, 'suite.ts'), { model: 'lkmm', explain: false });
+    expect(run.status).toBe(2);
+    expect(run.errors.map((e) => e.replace(dir + '/', ''))).toEqual(['bad.ts:4:38: unsupported TypeScript in a litmus function: for statement']);
+    expect(run.cells.map((c) => `${c.scenario}/${c.version}:${c.result?.observation ?? 'error'}`).sort()).toEqual(['mp/bad:error', 'mp/good:Sometimes', 'solo/bad:Never', 'solo/good:Never']);
+    expect(run.out[0]).toBe('Version "bad" (under review): a stale read is impossible in all 1 scenarios checked. Not checked for "bad": mp (see the errors above).');
+    expect(run.out.join('\n')).toMatch(/^mp +Sometimes +error$/m);
+  });
+
   it('an unknown underReview is an error', async () => {
     const e = await error({
       'pre.ts': `import { WRITE_ONCE, type Ref } from 'KERNEL';\nexport function f(s: { x: Ref }): void { WRITE_ONCE(s.x, 1); }\n`,

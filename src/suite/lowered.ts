@@ -117,6 +117,8 @@ function loadFile(path: string, entry: string): Suite | undefined {
 
 /** The saved form of a suite freshly read (its `sources` say what it was read from). */
 export function toSaved(suite: Suite): string | undefined {
+  // Problems are read again each time (their messages name files where they are).
+  if (suite.unread.length > 0) return undefined;
   const st = stamp(suite.sources);
   if (!st) return undefined;
   const dir = dirname(resolve(suite.file));
@@ -126,17 +128,18 @@ export function toSaved(suite: Suite): string | undefined {
     const i = files.indexOf(r);
     return i >= 0 ? i : files.push(r) - 1;
   };
-  const tests = suite.tests.map(({ files: posFiles, ...t }) =>
-    JSON.parse(
-      JSON.stringify(t, (_k, v: unknown) => {
-        const f = v !== null && typeof v === 'object' ? posFiles.get(v as Pos) : undefined;
-        return f === undefined ? v : { ...(v as Pos), [FILE_KEY]: index(f) };
-      }),
-    ) as Omit<SuiteTest, 'files'>,
-  );
+  const tests = suite.tests.map(({ files: posFiles, ...t }) => JSON.parse(withFiles(t, posFiles, index)) as Omit<SuiteTest, 'files'>);
   const { file: _file, tests: _tests, sources, ...rest } = suite;
   const saved: Saved = { format: FORMAT, stamp: st, sources: sources.map((s) => relative(dir, s)), suite: { ...rest, tests }, files };
   return JSON.stringify(saved);
+}
+
+/** JSON of `x` with each position that `files` knows tagged with its file (as `name` gives it). */
+export function withFiles(x: unknown, files: Map<Pos, string>, name: (file: string) => number | string): string {
+  return JSON.stringify(x, (_k, v: unknown) => {
+    const f = v !== null && typeof v === 'object' ? files.get(v as Pos) : undefined;
+    return f === undefined ? v : { ...(v as Pos), [FILE_KEY]: name(f) };
+  });
 }
 
 function revive(saved: Saved, entry: string, sources: string[]): Suite {

@@ -34,6 +34,15 @@ export interface Suite {
   versions: string[];
   scenarios: { name: string; says: string }[];
   tests: SuiteTest[];
+  /** The version x scenario pairs that could not be turned into a test, and why. */
+  unread: Unread[];
+}
+
+export interface Unread {
+  version: string;
+  scenario: string;
+  /** file:line:col: what is wrong. */
+  error: string;
 }
 
 /** The entry file of a suite folder. */
@@ -94,7 +103,7 @@ class SuiteReader {
       const name = basename(file).replace(/\.ts$/, '');
       return {
         file, sources: [], single: true, title: sc.says, versions: [name], scenarios: [{ name: sc.name, says: sc.says }],
-        tests: this.tests(sc, m, name, sc.name),
+        tests: this.tests(sc, m, name, sc.name), unread: [],
       };
     }
     const title = this.str(m, args, 'title');
@@ -110,12 +119,24 @@ class SuiteReader {
       throw this.mods.error(m, args.get('baseline')!, `baseline "${baseline}" is not one of the versions`);
     }
     const tests: SuiteTest[] = [];
-    for (const sc of scenarios) for (const [vname, vmod] of versions) tests.push(...this.tests(sc, vmod, vname, `${sc.name}-${vname}`));
+    const unread: Unread[] = [];
+    for (const sc of scenarios) {
+      for (const [vname, vmod] of versions) {
+        // A scenario that cannot be inlined into one version leaves that cell unchecked; the rest still is.
+        try {
+          tests.push(...this.tests(sc, vmod, vname, `${sc.name}-${vname}`));
+        } catch (e) {
+          if (!(e instanceof SuiteError)) throw e;
+          unread.push({ version: vname, scenario: sc.name, error: e.format() });
+        }
+      }
+    }
     return {
       file, sources: [], single: false, title, underReview, baseline, badOutcome,
       versions: versions.map(([n]) => n),
       scenarios: scenarios.map((s) => ({ name: s.name, says: s.says })),
       tests,
+      unread,
     };
   }
 

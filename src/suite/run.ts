@@ -5,9 +5,10 @@
 
 import { dirname, relative } from 'node:path';
 import { checkTest, type CheckResult } from '../check.js';
+import type { Model } from '../model/model.js';
+import { LimitError, LitmusError } from '../parse/errors.js';
 import type { Pos } from '../parse/ast.js';
 import { getModel } from '../../models/index.js';
-import { LimitError, LitmusError } from '../parse/errors.js';
 import { herdBlock, humanLine } from '../report/herd.js';
 import { suiteVerdict, type SuiteRow } from '../report/suite.js';
 import { SuiteError } from './modules.js';
@@ -71,24 +72,41 @@ export async function runSuite(file: string, opts: SuiteRunOptions): Promise<Sui
     throw e;
   }
   run.suite = suite;
+  for (const u of suite.unread) {
+    if (!run.errors.includes(u.error)) run.errors.push(u.error);
+    run.status = 2;
+    run.cells.push({ version: u.version, scenario: u.scenario, error: u.error });
+  }
+  const witnesses = (t: SuiteTest) => t.version === suite.underReview || suite.underReview === undefined;
+  // A version that inherits every function a scenario calls gives the same
+  // test as the version it inherits from: each distinct test is checked once.
+  const same = await sameTests(suite.tests, witnesses);
+  const first = new Map<string, SuiteTest>();
+  for (const t of suite.tests) if (!first.has(same.get(t)!.key)) first.set(same.get(t)!.key, t);
+  const distinct = [...first.values()];
+  const traced = opts.explain !== false || opts.trace === true;
+  const limits = { unroll: opts.unroll, maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs };
+  const checked = await checkAll(distinct, (t) => traced && same.get(t)!.witnesses, model, limits);
+  const byKey = new Map(distinct.map((t, i) => [same.get(t)!.key, checked[i]]));
   for (const t of suite.tests) {
-    // Let the event loop breathe between tests (a caller may have timers or messages to answer).
-    await new Promise((done) => setImmediate(done));
-    const cell = checkCell(t, model, opts, t.version === suite.underReview || suite.underReview === undefined);
+    let c = byKey.get(same.get(t)!.key)!;
+    // A problem is reported under each test's own name.
+    if (c.error && first.get(same.get(t)!.key) !== t) c = checkOne(t, model, limits, false);
+    const cell: CellResult = { version: t.version, scenario: t.scenario, ...(c.result ? { result: { ...c.result, name: t.test.name } } : { error: c.error }) };
     if (cell.error) {
       run.errors.push(cell.error);
       run.status = 2;
     }
     if (opts.keepTests && cell.result) run.results.set(t.test.name, cell.result);
-    const same = run.cells.find((c) => c.version === t.version && c.scenario === t.scenario);
-    if (!same) {
+    const mine = run.cells.find((c) => c.version === t.version && c.scenario === t.scenario);
+    if (!mine) {
       run.cells.push(cell.result && t.variant ? { ...cell, variants: [{ variant: t.variant, result: cell.result }] } : cell);
       continue;
     }
-    if (cell.error) same.error = cell.error;
-    if (cell.result && same.variants) {
-      same.variants.push({ variant: t.variant!, result: cell.result });
-      same.result = combine(same.variants.map((v) => v.result));
+    if (cell.error) mine.error = cell.error;
+    if (cell.result && mine.variants) {
+      mine.variants.push({ variant: t.variant!, result: cell.result });
+      mine.result = combine(mine.variants.map((v) => v.result));
     }
   }
   if (suite.single) {
@@ -125,6 +143,23 @@ export async function runSuite(file: string, opts: SuiteRunOptions): Promise<Sui
 }
 
 /**
+ * Which tests are the same C program with the same source places (a
+ * version inheriting every function the scenario calls), and whether any of
+ * them needs witnesses (then the one check keeps them for all).
+ */
+async function sameTests(tests: SuiteTest[], witnesses: (t: SuiteTest) => boolean): Promise<Map<SuiteTest, { key: string; witnesses: boolean }>> {
+  const { withFiles } = await import('./lowered.js');
+  const keys = new Map<SuiteTest, string>();
+  const keep = new Map<string, boolean>();
+  for (const t of tests) {
+    const key = withFiles({ ...t.test, name: '' }, t.files, (f) => f);
+    keys.set(t, key);
+    keep.set(key, (keep.get(key) ?? false) || witnesses(t));
+  }
+  return new Map(tests.map((t) => [t, { key: keys.get(t)!, witnesses: keep.get(keys.get(t)!)! }]));
+}
+
+/**
  * One verdict over the interrupt points of a cell: the outcome can happen if
  * it can at some point (the counts add up; the first test with a witness
  * stands for the cell in traces).
@@ -145,16 +180,37 @@ function placeOf(suite: Suite, t: SuiteTest): (p: Pos) => string | undefined {
   };
 }
 
-function checkCell(t: SuiteTest, model: NonNullable<ReturnType<typeof getModel>>, opts: SuiteRunOptions, witnesses: boolean): CellResult {
-  const cell: CellResult = { version: t.version, scenario: t.scenario };
-  try {
-    cell.result = checkTest(t.test, { model, unroll: opts.unroll, maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs, keepWitnesses: witnesses });
-  } catch (e) {
-    if (e instanceof LitmusError) cell.error = e.format(t.files.get(e.pos) ?? `${t.scenario}-${t.version}`);
-    else if (e instanceof LimitError) cell.error = `${t.scenario} in ${t.version}: ${e.message}`;
-    else throw e;
+interface CheckLimits {
+  unroll?: number;
+  maxExecutions?: number;
+  timeoutMs?: number;
+}
+
+interface Checked {
+  result?: CheckResult;
+  error?: string;
+}
+
+/** Checks each test once; `witnesses` says which keep their witnesses (for traces). */
+async function checkAll(tests: SuiteTest[], witnesses: (t: SuiteTest) => boolean, model: Model, limits: CheckLimits): Promise<Checked[]> {
+  const out: Checked[] = [];
+  for (const t of tests) {
+    // Let the event loop breathe between tests (a caller may have timers or messages to answer).
+    await new Promise((done) => setImmediate(done));
+    out.push(checkOne(t, model, limits, witnesses(t)));
   }
-  return cell;
+  return out;
+}
+
+/** One test, its problems as the messages a suite run prints. */
+function checkOne(t: SuiteTest, model: Model, limits: CheckLimits, witnesses: boolean): Checked {
+  try {
+    return { result: checkTest(t.test, { model, ...limits, keepWitnesses: witnesses }) };
+  } catch (e) {
+    if (e instanceof LitmusError) return { error: e.format(t.files.get(e.pos) ?? `${t.scenario}-${t.version}`) };
+    if (e instanceof LimitError) return { error: `${t.scenario} in ${t.version}: ${e.message}` };
+    throw e;
+  }
 }
 
 /** The first line: can the version under review reach the bad outcome? */
