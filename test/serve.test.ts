@@ -22,6 +22,29 @@ function runaway(): string {
   return `C runaway\n{}\n${procs.join('\n')}exists (0:r0=1)\n`;
 }
 
+/** A TypeScript suite: message passing, relaxed (base) and with release/acquire (fixed). */
+const KERNEL = join(ROOT, 'litmus', 'kernel.js');
+const TS_SUITE: Record<string, string> = {
+  'base.ts': `import { READ_ONCE, WRITE_ONCE, type Ref } from '${KERNEL}';
+export interface S { data: Ref; flag: Ref }
+export function publish(s: S): void { WRITE_ONCE(s.data, 1); WRITE_ONCE(s.flag, 1); }
+export function consume(s: S): number { return READ_ONCE(s.flag) === 1 ? READ_ONCE(s.data) : 1; }
+`,
+  'fixed.ts': `export * from './base.js';
+import { smp_load_acquire, smp_store_release, READ_ONCE } from '${KERNEL}';
+import type { S } from './base.js';
+export function publish(s: S): void { smp_store_release(s.data, 1); smp_store_release(s.flag, 1); }
+export function consume(s: S): number { return smp_load_acquire(s.flag) === 1 ? READ_ONCE(s.data) : 1; }
+`,
+  'suite.ts': `import { scenario, suite } from '${KERNEL}';
+import * as base from './base.js';
+import * as fixed from './fixed.js';
+import { consume, publish, type S } from './base.js';
+const mp = scenario({ name: 'mp', says: 'the reader sees the flag but not the data', threads: [(s: S) => publish(s), (s: S) => ({ got: consume(s) })], exists: ([, p1]) => p1.got === 0 });
+export default suite({ title: 'MP as TypeScript', underReview: 'fixed', baseline: 'base', badOutcome: 'a stale read', versions: { base, fixed }, scenarios: [mp] });
+`,
+};
+
 const suiteTest = (version: string, scenario: string, body: string) => body.replace('{}', `(*\n * Version: ${version}\n * Scenario: ${scenario}\n *)\n{}`);
 
 interface Reply {
@@ -84,6 +107,8 @@ beforeAll(async () => {
   symlinkSync(join(outside, 'secret.litmus'), join(root, 'link.litmus'));
   symlinkSync(outside, join(root, 'linkdir'));
   symlinkSync(join(outside, 'nothing-yet.litmus'), join(root, 'dangling.litmus'));
+  mkdirSync(join(root, 'ts'));
+  for (const [name, text] of Object.entries(TS_SUITE)) writeFileSync(join(root, 'ts', name), text);
   server = spawn(process.execPath, [CLI, 'serve', root, '--port', '0', '--timeout', '300'], { stdio: ['ignore', 'pipe', 'pipe'] });
   base = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -126,8 +151,14 @@ describe('litmus serve', () => {
 
   it('lists the tests under its folder, and not those symlinks lead out to', async () => {
     const l = JSON.parse((await get('/api/list')).body) as { tests: { path: string }[]; suites: { dir: string; title: string }[] };
-    expect(l.tests.map((t) => t.path).sort()).toEqual(['mp.litmus', 'sb.litmus', 'suite/a-new.litmus', 'suite/a-old.litmus']);
-    expect(l.suites).toEqual([expect.objectContaining({ dir: 'suite', title: 'A small suite' })]);
+    expect(l.tests.map((t) => t.path).sort()).toEqual(['mp.litmus', 'sb.litmus', 'suite/a-new.litmus', 'suite/a-old.litmus', 'ts/suite.ts#mp-base', 'ts/suite.ts#mp-fixed']);
+    expect(l.suites).toEqual([
+      expect.objectContaining({ dir: 'suite', title: 'A small suite' }),
+      expect.objectContaining({ dir: 'ts/suite.ts', title: 'MP as TypeScript', tests: [
+        { path: 'ts/suite.ts#mp-base', name: 'mp-base', meta: { version: 'base', scenario: 'mp' } },
+        { path: 'ts/suite.ts#mp-fixed', name: 'mp-fixed', meta: { version: 'fixed', scenario: 'mp' } },
+      ] }),
+    ]);
   });
 
   it('answers 404 for "..", absolute paths and symlinks that lead out', async () => {
@@ -147,6 +178,10 @@ describe('litmus serve', () => {
       '/api/test?path=link.litmus',
       '/api/test?path=linkdir%2Fsecret.litmus',
       '/api/suite?dir=..',
+      '/api/suite?dir=..%2Fsuite.ts',
+      '/api/test?path=ts%2Fsuite.ts%23nosuch',
+      '/api/test?path=..%2Fts%2Fsuite.ts%23mp-base',
+      '/api/test?path=linkdir%2Fsuite.ts%23mp-base',
     ]) {
       const r = await get(p);
       expect(r.status, p).toBe(404);
@@ -182,11 +217,32 @@ describe('litmus serve', () => {
     expect(r.verdict).toContain('Version "new" (under review): the stale read is impossible');
   });
 
+  it('checks a TypeScript suite: its grid rows and the verdict on the version under review', async () => {
+    const r = JSON.parse((await get('/api/suite?dir=ts%2Fsuite.ts')).body);
+    expect(r.title).toBe('MP as TypeScript');
+    expect(r.rows.map((x: { test: string; version: string; scenario: string; verdict: string }) => `${x.test} ${x.version} ${x.scenario} ${x.verdict}`)).toEqual([
+      'mp-base base mp Sometimes',
+      'mp-fixed fixed mp Never',
+    ]);
+    expect(r.verdict).toBe('Version "fixed" (under review): a stale read is impossible in all 1 scenarios checked.');
+  });
+
+  it('shows a test of a TypeScript suite as the C it is inlined into, read-only, with its pictures', async () => {
+    const r = JSON.parse((await get('/api/test?path=ts%2Fsuite.ts%23mp-base')).body);
+    expect(r.readOnly).toBe(true);
+    expect(r.source).toMatch(/^C mp-base\n/);
+    expect(r.source).toContain(' * Version: base\n * Scenario: mp: the reader sees the flag but not the data');
+    expect(r.source).toContain('WRITE_ONCE(*data, 1);');
+    expect(r.view.observation).toBe('Sometimes');
+    expect(r.view.witnesses[0].picture).toMatch(/^<svg /);
+  });
+
   it('writes nothing while browsing and checking; saves only .litmus files inside its folder', async () => {
     const before = snapshot(join(root, '..'));
     await get('/api/test?path=sb.litmus');
     await post('/api/check', { source: SB.replace('C SB', 'C SB2') });
-    for (const path of ['../outside/new.litmus', '/tmp/new.litmus', 'link.litmus', 'linkdir/secret.litmus', 'dangling.litmus', 'sb.txt', 'nofolder/x.litmus', 'suite/../sb.litmus']) {
+    await get('/api/suite?dir=ts%2Fsuite.ts');
+    for (const path of ['../outside/new.litmus', '/tmp/new.litmus', 'link.litmus', 'linkdir/secret.litmus', 'dangling.litmus', 'sb.txt', 'nofolder/x.litmus', 'suite/../sb.litmus', 'ts/suite.ts', 'ts/suite.ts#mp-base']) {
       const r = await post('/api/save', { path, source: 'C pwned\n' });
       expect(r.status, path).toBe(404);
     }
@@ -222,6 +278,21 @@ describe('litmus serve', () => {
     const r = JSON.parse((await slow).body);
     expect(r.view.error).toBe('edited test: exploration stopped after 300 ms (--timeout)');
     expect(Date.now() - t0).toBeLessThan(20_000);
+  });
+});
+
+describe('litmus serve: the bundled suites', () => {
+  it('are listed with their tests when the bundled folder is served', async () => {
+    const { listing } = await import('../src/serve/server.js');
+    const l = await listing(join(ROOT, 'litmus'));
+    const nfs = l.suites.find((x) => x.dir === 'clear_invalid_mapping/suite.ts');
+    expect(nfs?.title).toBe('nfs_clear_invalid_mapping: can the lockless fast path skip a required invalidation?');
+    expect(nfs?.tests).toHaveLength(24);
+    expect(nfs?.tests[0]).toEqual({ path: 'clear_invalid_mapping/suite.ts#s1-publish-pre', name: 's1-publish-pre', meta: { version: 'pre', scenario: 's1-publish' } });
+    expect(l.suites.map((x) => x.dir).sort()).toEqual(['clear_invalid_mapping/suite.ts', 'nfsd_io_stats/suite.ts', 'sb_iostats/suite.ts']);
+    expect(l.tests.filter((t) => t.path.startsWith('sb_iostats/suite.ts#irq-same-cpu-raw-')).map((t) => t.meta?.scenario)).toEqual([
+      'irq-same-cpu (interrupt before)', 'irq-same-cpu (interrupt at irq_window 1)', 'irq-same-cpu (interrupt after)',
+    ]);
   });
 });
 

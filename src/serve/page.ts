@@ -120,6 +120,9 @@ export const PAGE_JS = String.raw`'use strict';
       table.appendChild(row);
     });
     var verdict = el('p', { cls: 'note', text: 'Checking ' + s.tests.length + ' tests…' });
+    var head = [el('h3', { text: s.title })];
+    if (s.error) head.push(el('pre', { cls: 'error', text: s.error }));
+    if (s.tests.length === 0) return el('section', { cls: 'suite' }, head);
     getJSON('/api/suite?dir=' + encodeURIComponent(s.dir)).then(function (r) {
       r.rows.forEach(function (row) {
         var td = cells[row.path];
@@ -132,14 +135,14 @@ export const PAGE_JS = String.raw`'use strict';
       });
       verdict.textContent = r.verdict || '';
     }).catch(function (e) { verdict.textContent = String(e.message || e); verdict.className = 'error'; });
-    return el('section', { cls: 'suite' }, [el('h3', { text: s.title }), table, verdict]);
+    return el('section', { cls: 'suite' }, head.concat([table, verdict]));
   }
 
   function showTest(path) {
     where.textContent = path;
     clear(main);
     main.appendChild(el('p', { text: 'Checking ' + path + '…' }));
-    return getJSON('/api/test?path=' + encodeURIComponent(path)).then(function (t) { drawTest(t.path, t.source, t.view); });
+    return getJSON('/api/test?path=' + encodeURIComponent(path)).then(function (t) { drawTest(t.path, t.source, t.view, t.readOnly); });
   }
 
   var NEW_TEST = 'C MP+new\n\n{}\n\nP0(int *x, int *y)\n{\n\tWRITE_ONCE(*x, 1);\n\tWRITE_ONCE(*y, 1);\n}\n\nP1(int *x, int *y)\n{\n\tint r0;\n\tint r1;\n\n\tr0 = READ_ONCE(*y);\n\tr1 = READ_ONCE(*x);\n}\n\nexists (1:r0=1 /\\ 1:r1=0)\n';
@@ -149,7 +152,7 @@ export const PAGE_JS = String.raw`'use strict';
     drawTest(undefined, NEW_TEST, undefined);
   }
 
-  function drawTest(path, source, view) {
+  function drawTest(path, source, view, readOnly) {
     clear(main);
     var results = el('div', { id: 'results' });
     var editor = el('textarea', { id: 'editor', spellcheck: 'false' });
@@ -164,7 +167,8 @@ export const PAGE_JS = String.raw`'use strict';
         drawView(results, r.view);
       }).catch(function (e) { status.textContent = String(e.message || e); });
     });
-    if (path) {
+    if (path && readOnly) buttons.appendChild(el('span', { cls: 'note', text: 'the C this suite test is inlined into: edit and check it here; change the suite in its .ts modules ' }));
+    if (path && !readOnly) {
       var save = el('button', { id: 'save', text: 'Save to ' + path });
       save.addEventListener('click', function () {
         postJSON('/api/save', { source: editor.value, path: path }).then(function () { status.textContent = 'saved ' + path; })

@@ -12,11 +12,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { lstatSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { basename, dirname, join, relative, sep } from 'node:path';
-import { suiteConfig, suiteMeta, suiteVerdict, type SuiteMeta, type SuiteRow } from '../report/suite.js';
+import { suiteConfig, suiteMeta, suiteVerdict, type SuiteConfig, type SuiteMeta, type SuiteRow } from '../report/suite.js';
 import { Checker } from './checker.js';
 import type { Limits } from './explain.js';
 import { PAGE_CSS, PAGE_HTML, PAGE_JS } from './page.js';
 import { readablePath, writablePath } from './paths.js';
+import { readServed, servedSuite, suiteEntries, suiteTestPath, suiteTestText } from './suites.js';
 
 export interface ServeOptions {
   /** The folder served (its real path is used). */
@@ -61,7 +62,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       if (path === '/') return send(res, 200, 'text/html; charset=utf-8', PAGE_HTML);
       if (path === '/static/app.js') return send(res, 200, 'text/javascript; charset=utf-8', PAGE_JS);
       if (path === '/static/app.css') return send(res, 200, 'text/css; charset=utf-8', PAGE_CSS);
-      if (path === '/api/list') return json(res, 200, listing(root, opts.open));
+      if (path === '/api/list') return json(res, 200, await listing(root, opts.open));
       if (path.startsWith('/files/')) {
         const file = readablePath(root, safeDecode(path.slice('/files/'.length)));
         if (!file) return notFound(res);
@@ -69,6 +70,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       }
       if (path === '/api/test') {
         const rel = url.searchParams.get('path') ?? '';
+        const inSuite = suiteTestPath(rel);
+        if (inSuite) return suiteTest(res, rel, inSuite);
         const file = readablePath(root, rel);
         if (!file) return notFound(res);
         const source = readFileSync(file, 'utf8');
@@ -105,20 +108,31 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     return send(res, 405, 'text/plain', 'method not allowed\n');
   }
 
+  /** A test of a TypeScript suite: the C it is inlined into (read-only: it is written in the suite's modules). */
+  async function suiteTest(res: ServerResponse, rel: string, at: { entry: string; name: string }): Promise<void> {
+    const read = await readServed(root, at.entry);
+    const t = read?.suite?.tests.find((x) => x.test.name === at.name);
+    if (!t) return notFound(res);
+    const source = suiteTestText(t);
+    const view = await checker.check(source, rel, true);
+    if (!view) return busy(res);
+    return json(res, 200, { path: rel, source, view, readOnly: true });
+  }
+
   async function suite(res: ServerResponse, dir: string): Promise<void> {
-    const list = listing(root);
-    const s = list.suites.find((x) => x.dir === dir);
-    if (!s) return notFound(res);
+    const found = await suiteItems(dir);
+    if (!found) return notFound(res);
+    const { items, config } = found;
     // As many at a time as there are checking threads, in the suite's order.
-    const rows: (SuiteRow & { path: string })[] = new Array(s.tests.length);
+    const rows: (SuiteRow & { path: string })[] = new Array(items.length);
     let next = 0;
     let refused = false;
     const lane = async () => {
-      while (next < s.tests.length && !refused) {
+      while (next < items.length && !refused) {
         const i = next++;
-        const t = s.tests[i];
-        const file = readablePath(root, t.path);
-        const view = file ? await checker.check(readFileSync(file, 'utf8'), t.path, false) : { error: `${t.path}: gone` };
+        const t = items[i];
+        const text = t.text();
+        const view = text !== undefined ? await checker.check(text, t.path, false) : { error: `${t.path}: gone` };
         if (!view) {
           refused = true;
           return;
@@ -136,7 +150,25 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     };
     await Promise.all(Array.from({ length: checker.threads }, lane));
     if (refused) return busy(res);
-    return json(res, 200, { dir, title: s.title, rows, verdict: suiteVerdict(rows, suiteConfig(join(root, dir))) ?? null });
+    return json(res, 200, { dir, title: found.title, rows, verdict: suiteVerdict(rows, config) ?? null });
+  }
+
+  /** A suite's tests with their texts: a TypeScript suite (dir is its suite.ts) or a folder of .litmus files. */
+  async function suiteItems(dir: string): Promise<{ title: string; config: SuiteConfig; items: (TestEntry & { text: () => string | undefined })[] } | undefined> {
+    if (dir === 'suite.ts' || dir.endsWith('/suite.ts')) {
+      const read = await readServed(root, dir);
+      if (!read?.suite) return undefined;
+      const shown = servedSuite(dir, read);
+      const byName = new Map(read.suite.tests.map((t) => [t.test.name, t]));
+      return { title: shown.title, config: shown.config, items: shown.tests.map((t) => ({ ...t, text: () => suiteTestText(byName.get(t.name)!) })) };
+    }
+    const s = (await listing(root)).suites.find((x) => x.dir === dir);
+    if (!s) return undefined;
+    const items = s.tests.map((t) => ({ ...t, text: () => {
+      const file = readablePath(root, t.path);
+      return file ? readFileSync(file, 'utf8') : undefined;
+    } }));
+    return { title: s.title, config: suiteConfig(join(root, dir)), items };
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -167,11 +199,15 @@ export interface Listing {
   root: string;
   open?: string;
   tests: { path: string; name: string; meta?: SuiteMeta }[];
-  suites: { dir: string; title: string; tests: TestEntry[] }[];
+  /** Folders of .litmus files with suite headers (dir: the folder), and TypeScript suites (dir: their suite.ts). */
+  suites: { dir: string; title: string; tests: TestEntry[]; error?: string }[];
 }
 
-/** The tests under root (symlinked folders are not entered), and the folders that are suites. */
-export function listing(root: string, open?: string): Listing {
+/**
+ * The tests under root (symlinked folders are not entered), the folders that
+ * are suites, and the TypeScript suites with their tests.
+ */
+export async function listing(root: string, open?: string): Promise<Listing> {
   const files: string[] = [];
   const walk = (dir: string) => {
     for (const name of readdirSync(dir).sort()) {
@@ -194,7 +230,14 @@ export function listing(root: string, open?: string): Listing {
     const dir = d === '.' ? '' : d;
     byDir.set(dir, [...(byDir.get(dir) ?? []), { path: t.path, name: t.name, meta: t.meta }]);
   }
-  const suites = [...byDir].map(([dir, ts]) => ({ dir, title: suiteConfig(join(root, dir)).title ?? (basename(join(root, dir)) || basename(root)), tests: ts }));
+  const suites: Listing['suites'] = [...byDir].map(([dir, ts]) => ({ dir, title: suiteConfig(join(root, dir)).title ?? (basename(join(root, dir)) || basename(root)), tests: ts }));
+  for (const entry of suiteEntries(root, MAX_FILES)) {
+    const read = await readServed(root, entry);
+    if (!read) continue;
+    const { dir, title, tests: ts, error } = servedSuite(entry, read);
+    suites.push({ dir, title, tests: ts, ...(error ? { error } : {}) });
+    tests.push(...ts);
+  }
   return { root: basename(root), open, tests, suites };
 }
 
