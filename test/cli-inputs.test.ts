@@ -115,5 +115,9 @@ describe('primitives', () => {
     expect(line('atomic_long_fetch_add_release')).toMatch(/adds i to v atomically, returns the old value; release: earlier accesses stay before it$/);
     expect(line('xchg')).toMatch(/fully ordered/);
     expect(line('set_bit')).toMatch(/is atomic_or\(1 << nr, x\); relaxed/);
+    expect(line('atomic_add_unless')).toMatch(/^atomic_add_unless\(v, a, u\) +adds a to v unless v is u, .*; fully ordered: .* \(a failed one is a relaxed read\)$/);
+    expect(line('smp_store_mb')).toMatch(/^smp_store_mb\(\*x, v\) +writes v to x; relaxed: .*; then a full barrier: /);
+    expect(line('srcu_read_unlock')).toMatch(/^srcu_read_unlock\(s, idx\) +ends the SRCU read-side critical section of s that returned idx$/);
+    expect(line('spin_trylock')).toMatch(/^spin_trylock\(l\) +takes the lock if it is free/);
   });
 });

@@ -70,6 +70,10 @@ describe('primitive effects', () => {
       for (const i of [...e.dataArgs, ...e.computesWith]) expect(e.valueArgs, name).toContain(i);
       for (const i of e.valueArgs) expect(i, name).toBeLessThan(info.arity);
       expect(e.rmw, name).toBe(e.reads && e.writes && e.object === 'memory');
+      expect(e.params, name).toHaveLength(info.arity);
+      if (e.rmw) expect(e.computes, name).toMatch(/atomically/);
+      else expect(e.computes, name).toBeUndefined();
+      if (e.addr === 'lvalue') expect(e.object, name).toBe('memory');
     }
   });
 });

@@ -2,8 +2,8 @@
 // it does and how it orders, written from the primitive table itself
 // (src/events/primitives.ts) so that the two cannot drift apart.
 
-import type { Annot, FenceKind } from '../events/event.js';
-import { lookupPrimitive, primitiveNames, RMW_OPS, type Lowered, type PrimitiveInfo } from '../events/primitives.js';
+import type { Annot, FenceKind, SrcuKind } from '../events/event.js';
+import { effectOf, lookupPrimitive, primitiveNames, type Effect, type EventShape, type Lowered, type PrimitiveInfo } from '../events/primitives.js';
 import type { Expr, Stmt } from '../parse/ast.js';
 import { printExpr } from '../parse/printer.js';
 
@@ -24,7 +24,7 @@ function describeLowered(name: string, info: Lowered): [string, string] {
   const text = 'kind' in expansion && expansion.kind === 'assign' ? `${printExpr(expansion.target)} = ${printExpr(expansion.value)}` : printExpr(exprOf(expansion));
   const inner = firstCall(exprOf(expansion));
   const innerInfo = inner && lookupPrimitive(inner);
-  const order = innerInfo && !('lower' in innerInfo) && 'annot' in innerInfo.prim ? ORDERING[innerInfo.prim.annot] : 'plain accesses: not atomic, orders nothing';
+  const order = innerInfo && 'prim' in innerInfo ? ordering(effectOf(innerInfo.prim)) : 'plain accesses: not atomic, orders nothing';
   return [`${name}(${args.map((a) => (a.kind === 'name' ? a.name : '')).join(', ')})`, `is ${text}; ${order}`];
 }
 
@@ -75,80 +75,42 @@ const FENCES: Record<FenceKind, string> = {
   'sync-rcu': 'waits for every RCU read-side critical section that began before it (a grace period); a full barrier too',
 };
 
-/** How a call is written: the address as `*x` or `x`, then the other arguments. */
+/** How a call is written: its parameters, the address as `*x` where the primitive takes an lvalue. */
 function signature(info: PrimitiveInfo): string {
-  const p = info.prim;
-  const at = 'addr' in p && p.addr === 'lvalue' ? '*x' : 'x';
-  switch (p.kind) {
-    case 'load':
-      return `(${at})`;
-    case 'store':
-      return `(${at}, v)`;
-    case 'fence':
-      return '()';
-    case 'xchg':
-      return '(x, v)';
-    case 'cmpxchg':
-      return '(x, old, new)';
-    case 'atomic':
-      return p.operand === 'arg' ? '(i, v)' : '(v)';
-    case 'add_unless':
-      return '(v, a, u)';
-    case 'srcu_unlock':
-      return '(s, idx)';
-    case 'srcu_lock':
-    case 'srcu_sync':
-      return '(s)';
-    case 'spin_lock':
-    case 'spin_unlock':
-    case 'spin_trylock':
-    case 'spin_is_locked':
-      return '(l)';
-    default:
-      return `(${Array.from({ length: info.arity }, (_, i) => `a${i}`).join(', ')})`;
-  }
+  const e = effectOf(info.prim);
+  return `(${e.params.map((p, i) => (i === info.addrArg && e.addr === 'lvalue' ? `*${p}` : p)).join(', ')})`;
 }
 
-/** One line: what the primitive does, then how it orders. */
+/**
+ * One line: what the primitive does, then how it orders, from its Effect:
+ * lock operations and SRCU by their events, fences by their kind, memory
+ * accesses by what they read, write or compute and their annotation.
+ */
 export function describePrimitive(info: PrimitiveInfo): string {
-  const p = info.prim;
-  switch (p.kind) {
-    case 'load':
-      return `reads x; ${ORDERING[p.annot]}`;
-    case 'store':
-      if (p.thenFence) return 'writes v to x, then a full barrier (smp_mb): the write and every earlier access are ordered before every later access';
-      return `writes v to x; ${ORDERING[p.annot]}`;
-    case 'fence':
-      return FENCES[p.fence];
-    case 'xchg':
-      return `writes v to x and returns the old value, atomically; ${ORDERING[p.annot]}`;
-    case 'cmpxchg':
-      return `writes new to x if it holds old, returns the value found, atomically; ${ORDERING[p.annot]} (a failed one is a relaxed read)`;
-    case 'atomic': {
-      const verb = p.operand === 'arg' ? RMW_OPS[p.op].verb : p.op === '+' ? 'adds 1 to' : p.op === '-' ? 'subtracts 1 from' : `${RMW_OPS[p.op].verb.replace(' i', ` ${p.operand}`)}`;
-      const ret =
-        p.test === 'zero' ? 'returns whether the new value is 0' :
-        p.test === 'negative' ? 'returns whether the new value is negative' :
-        p.ret === 'new' ? 'returns the new value' : p.ret === 'old' ? 'returns the old value' : 'returns nothing';
-      return `${verb} v atomically, ${ret}; ${ORDERING[p.annot]}`;
-    }
-    case 'add_unless':
-      return `adds a to v unless v is u, returns whether it added, atomically; ${ORDERING[p.annot]} when it adds`;
-    case 'spin_lock':
-      return 'takes the lock, waiting while another CPU holds it; acquire: the critical section stays after it';
-    case 'spin_unlock':
-      return 'releases the lock; release: the critical section stays before it';
-    case 'spin_trylock':
-      return 'takes the lock if it is free and returns 1, else returns 0; acquire when it takes it';
-    case 'spin_is_locked':
-      return 'returns whether the lock is held; orders nothing';
-    case 'srcu_lock':
-      return 'starts an SRCU read-side critical section of s and returns its index';
-    case 'srcu_unlock':
-      return 'ends the SRCU read-side critical section of s that returned idx';
-    case 'srcu_sync':
-      return 'waits for every SRCU read-side critical section of s that began before it; a full barrier too';
-    default:
-      return 'see src/events/primitives.ts';
-  }
+  const e = effectOf(info.prim);
+  if (e.shape !== 'access' && e.shape !== 'fence') return LOCKS[e.shape];
+  if (e.srcu) return SRCU[e.srcu](e.params);
+  if (e.fence && e.shape === 'fence') return FENCES[e.fence];
+  const at = e.params[info.addrArg];
+  const does = e.computes ?? (e.writes ? `writes ${e.params[e.valueArgs[0]]} to ${at}` : `reads ${at}`);
+  return `${does}; ${ordering(e)}`;
 }
+
+/** How a memory access orders: its annotation, a failed RMW's read, the fence after it. */
+function ordering(e: Effect): string {
+  const own = ORDERING[e.annot] + (e.mayFail ? ' (a failed one is a relaxed read)' : '');
+  return e.fence ? `${own}; then a ${FENCES[e.fence]}` : own;
+}
+
+const LOCKS: Record<Exclude<EventShape, 'access' | 'fence'>, string> = {
+  lock: 'takes the lock, waiting while another CPU holds it; acquire: the critical section stays after it',
+  unlock: 'releases the lock; release: the critical section stays before it',
+  trylock: 'takes the lock if it is free and returns 1, else returns 0; acquire when it takes it',
+  'is-locked': 'returns whether the lock is held; orders nothing',
+};
+
+const SRCU: Record<SrcuKind, (params: readonly string[]) => string> = {
+  'srcu-lock': ([s]) => `starts an SRCU read-side critical section of ${s} and returns its index`,
+  'srcu-unlock': ([s, idx]) => `ends the SRCU read-side critical section of ${s} that returned ${idx}`,
+  'sync-srcu': ([s]) => `waits for every SRCU read-side critical section of ${s} that began before it; a full barrier too`,
+};

@@ -2,9 +2,10 @@
 // the LKMM's linux-kernel.def. This table is the one place where a
 // primitive's meaning lives: each entry's `Effect` (effectOf) says what
 // object it acts on, which events it makes, whether it reads, writes or is
-// an RMW, and the values it writes and returns; the program layer (type
-// checks), the explorer (src/explore/execute.ts), the value domain and the
-// models read that instead of switching on primitive names or kinds.
+// an RMW, the values it writes and returns, and how a call is written; the
+// program layer (type checks), the explorer (src/explore/execute.ts), the
+// value domain, the models, the audit and fix search and `litmus primitives`
+// read that instead of switching on primitive names or kinds.
 // Operations the .def lacks (the kernel's bit operations) are defined at the
 // end by the .def primitives they stand for: see `Lowered`.
 
@@ -89,6 +90,16 @@ export interface Effect {
    */
   computesWithRead: boolean;
   computesWith: readonly number[];
+  /** How its address argument is written: `READ_ONCE(*x)` (lvalue) or `smp_load_acquire(x)` (pointer). */
+  addr: AddrStyle;
+  /** Its arguments' names, in order, as `litmus primitives` writes a call. */
+  params: readonly string[];
+  /**
+   * What an RMW computes, in words naming `params` (its value functions
+   * cannot say it); `litmus primitives` says what the others do from the
+   * fields above.
+   */
+  computes?: string;
 }
 
 /** Each atomic operation: what it computes from the old value and the operand, and how `litmus primitives` says it. */
@@ -102,6 +113,7 @@ export const RMW_OPS: Record<RmwOp, { apply: (a: number, b: number) => number; v
 };
 
 const NO_ARGS: readonly number[] = [];
+const NO_PARAMS: readonly string[] = [];
 const none = (): undefined => undefined;
 const oldValue = (old: number): number => old;
 
@@ -110,34 +122,38 @@ function access(annot: Annot, f: Partial<Effect>): Effect {
   return {
     object: 'memory', shape: 'access', annot, reads: false, writes: false, rmw: false, mayFail: false,
     write: none, result: oldValue, valueArgs: NO_ARGS, dataArgs: NO_ARGS, dataFromRead: false,
-    computesWithRead: false, computesWith: NO_ARGS, ...f,
+    computesWithRead: false, computesWith: NO_ARGS, addr: 'pointer', params: ['x'], computes: undefined, ...f,
   };
 }
 
 /** A store of argument 1. */
 const storeOf = (annot: Annot, f: Partial<Effect> = {}): Effect =>
-  access(annot, { writes: true, write: (_, a) => a[1], valueArgs: [1], dataArgs: [1], ...f });
+  access(annot, { writes: true, write: (_, a) => a[1], valueArgs: [1], dataArgs: [1], params: ['x', 'v'], ...f });
 
 /** Lock operations on a spinlock: lock.cat's events, the lock word holding 1 while taken. */
 const lockOf = (shape: EventShape, f: Partial<Effect>): Effect =>
-  access('ONCE', { object: 'spinlock', shape, reads: true, ...f });
+  access('ONCE', { object: 'spinlock', shape, reads: true, params: ['l'], ...f });
 
 /** The effect of each primitive, by its kind. */
 function computeEffect(p: Primitive): Effect {
   switch (p.kind) {
     case 'load':
-      return access(p.annot, { reads: true });
+      return access(p.annot, { reads: true, addr: p.addr });
     case 'store':
-      return storeOf(p.annot, { fence: p.thenFence });
+      return storeOf(p.annot, { fence: p.thenFence, addr: p.addr });
     case 'fence':
-      return access('ONCE', { object: 'none', shape: 'fence', fence: p.fence });
+      return access('ONCE', { object: 'none', shape: 'fence', fence: p.fence, params: NO_PARAMS });
     case 'xchg':
-      return access(p.annot, { reads: true, writes: true, rmw: true, write: (_, a) => a[1], valueArgs: [1], dataArgs: [1] });
+      return access(p.annot, {
+        reads: true, writes: true, rmw: true, write: (_, a) => a[1], valueArgs: [1], dataArgs: [1],
+        params: ['x', 'v'], computes: 'writes v to x and returns the old value, atomically',
+      });
     case 'cmpxchg':
       return access(p.annot, {
         reads: true, writes: true, rmw: true, mayFail: true,
         write: (old, a) => (old === a[1] ? a[2] : undefined),
         valueArgs: [1, 2], dataArgs: [2], computesWithRead: true, computesWith: [1],
+        params: ['x', 'old', 'new'], computes: 'writes new to x if it holds old, returns the value found, atomically',
       });
     case 'atomic': {
       const op = RMW_OPS[p.op].apply;
@@ -145,12 +161,15 @@ function computeEffect(p: Primitive): Effect {
       const constant = p.operand === 'arg' ? 0 : p.operand;
       const test = p.test;
       const ret = p.ret;
+      const verb = RMW_OPS[p.op].verb.replace(/\bi\b/, byArg ? 'i' : String(constant));
+      const returns = test ? `whether the new value is ${test === 'zero' ? '0' : 'negative'}` : ret === 'none' ? 'nothing' : `the ${ret} value`;
       return access(p.annot, {
         reads: true, writes: true, rmw: true,
         write: byArg ? (old, a) => op(old, a[0]) : (old) => op(old, constant),
         result: (old, nv = 0) => (test === 'zero' ? (nv === 0 ? 1 : 0) : test === 'negative' ? (nv < 0 ? 1 : 0) : ret === 'old' ? old : nv),
         valueArgs: byArg ? [0] : NO_ARGS, dataArgs: byArg ? [0] : NO_ARGS, dataFromRead: true,
         computesWithRead: true, computesWith: byArg ? [0] : NO_ARGS,
+        params: byArg ? ['i', 'v'] : ['v'], computes: `${verb} v atomically, returns ${returns}`,
       });
     }
     case 'add_unless':
@@ -159,6 +178,7 @@ function computeEffect(p: Primitive): Effect {
         write: (old, a) => (old !== a[2] ? old + a[1] : undefined),
         result: (_, nv) => (nv === undefined ? 0 : 1),
         valueArgs: [1, 2], dataArgs: [1], dataFromRead: true, computesWithRead: true, computesWith: [1, 2],
+        params: ['v', 'a', 'u'], computes: 'adds a to v unless v is u, returns whether it added, atomically',
       });
     case 'spin_lock':
       return lockOf('lock', { writes: true, write: () => 1, result: () => 0 });
@@ -169,11 +189,11 @@ function computeEffect(p: Primitive): Effect {
     case 'spin_is_locked':
       return lockOf('is-locked', { result: (old) => (old !== 0 ? 1 : 0) });
     case 'srcu_lock':
-      return access('ONCE', { object: 'srcu', srcu: 'srcu-lock', reads: true });
+      return access('ONCE', { object: 'srcu', srcu: 'srcu-lock', reads: true, params: ['s'] });
     case 'srcu_unlock':
-      return storeOf('ONCE', { object: 'srcu', srcu: 'srcu-unlock' });
+      return storeOf('ONCE', { object: 'srcu', srcu: 'srcu-unlock', params: ['s', 'idx'] });
     case 'srcu_sync':
-      return access('ONCE', { object: 'srcu', shape: 'fence', srcu: 'sync-srcu' });
+      return access('ONCE', { object: 'srcu', shape: 'fence', srcu: 'sync-srcu', params: ['s'] });
   }
 }
 

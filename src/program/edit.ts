@@ -3,7 +3,7 @@
 // inserted after an instruction, a fence removed, or a primitive replaced by
 // another of the table (a stronger or weaker ordering of the same operation).
 
-import { lookupPrimitive } from '../events/primitives.js';
+import { effectOf, lookupPrimitive } from '../events/primitives.js';
 import type { Instr, Program } from './program.js';
 
 /** One change to a program, at an instruction of a thread. */
@@ -33,7 +33,7 @@ export function applyEdits(prog: Program, edits: readonly Edit[]): Program {
 
 export function insertFence(prog: Program, thread: number, afterPc: number, fenceName: string): Program {
   const info = lookupPrimitive(fenceName);
-  if (!info || !('prim' in info) || info.prim.kind !== 'fence') throw new Error(`${fenceName} is not a fence`);
+  if (!info || !('prim' in info) || effectOf(info.prim).object !== 'none') throw new Error(`${fenceName} is not a fence`);
   const prim = info.prim;
   return editThread(prog, thread, afterPc + 1, +1, (code, th) => {
     const pos = (th.code[afterPc] as { pos?: { line: number; col: number } }).pos ?? { line: 0, col: 0 };

@@ -460,13 +460,13 @@ class ThreadBuilder {
     if (needValue && !info.returns) fail(`${e.name} does not return a value`, e.pos);
     if ('lower' in info) return this.lowered(e.name, info.lower(e.args, e.pos));
     const prim = info.prim;
+    const effect = effectOf(prim);
     let addr: PureExpr = { k: 'const', v: 0 };
     const args: PureExpr[] = [];
     e.args.forEach((a, i) => {
-      if (i === info.addrArg) this.checkKind(e.name, effectOf(prim).object, a);
       if (i === info.addrArg) {
-        const style = 'addr' in prim ? prim.addr : 'pointer';
-        addr = this.address(a, style, e.name);
+        this.checkKind(e.name, effect.object, a);
+        addr = this.address(a, effect.addr, e.name);
         args.push(addr);
       } else args.push(this.expr(a));
     });

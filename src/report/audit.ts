@@ -7,7 +7,7 @@
 // condition reachable. For a suite (tests with Version:/Scenario: headers),
 // the devices each scenario needs, side by side.
 
-import { defNameOf, WEAKER_FENCES, withOrdering } from '../events/primitives.js';
+import { defNameOf, effectOf, WEAKER_FENCES, withOrdering } from '../events/primitives.js';
 import type { FenceKind } from '../events/event.js';
 import { explore } from '../explore/explorer.js';
 import type { Model } from '../model/model.js';
@@ -67,15 +67,15 @@ export function weakenings(prog: Program, sourceLines: readonly string[] = []): 
       const line = ins.pos?.line;
       const source = ((line && sourceLines[line - 1]) || ins.name).trim().replace(/\s+/g, ' ');
       const device: Device = { thread: th.index, pc, name: ins.name, line, source };
-      const p = ins.prim;
-      if (p.kind === 'fence') {
-        if (!ORDERING_FENCES.has(p.fence)) return;
+      const e = effectOf(ins.prim);
+      if (e.shape === 'fence' && e.fence) {
+        if (!ORDERING_FENCES.has(e.fence)) return;
         out.push({ device, to: '(removed)', edit: { op: 'remove', thread: th.index, pc } });
-        for (const weaker of WEAKER_FENCES[p.fence] ?? []) out.push({ device, to: weaker, edit: { op: 'replace', thread: th.index, pc, name: weaker } });
+        for (const weaker of WEAKER_FENCES[e.fence] ?? []) out.push({ device, to: weaker, edit: { op: 'replace', thread: th.index, pc, name: weaker } });
         return;
       }
-      if (!('annot' in p) || !['ACQUIRE', 'RELEASE', 'MB'].includes(p.annot)) return;
-      const def = defNameOf(ins.name, p);
+      if (!['ACQUIRE', 'RELEASE', 'MB'].includes(e.annot)) return;
+      const def = defNameOf(ins.name, ins.prim);
       const relaxed = def && withOrdering(def, 'ONCE');
       if (!relaxed) return;
       out.push({ device, to: def === ins.name ? relaxed : `${relaxed} semantics`, edit: { op: 'replace', thread: th.index, pc, name: relaxed } });

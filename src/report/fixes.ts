@@ -69,8 +69,8 @@ export function candidateChanges(prog: Program, steps: readonly PoStep[]): Chang
 
 function strengthen(prog: Program, thread: number, s: PoStep['from'], annot: Annot, add: (c: Change) => void): void {
   const ins = prog.threads[thread].code[s.pc];
-  if (ins?.op !== 'prim' || !('annot' in ins.prim)) return;
-  const own = ins.prim.annot;
+  if (ins?.op !== 'prim') return;
+  const own = effectOf(ins.prim).annot;
   // Only towards stronger: relaxed to acquire/release, anything to fully ordered.
   if (own === annot || own === 'MB' || own === 'PLAIN' || own === 'NORETURN' || (annot !== 'MB' && own !== 'ONCE')) return;
   const def = defNameOf(ins.name, ins.prim);

@@ -610,13 +610,13 @@ class ThreadBuilder {
       const v = this.expr(a, scope, out);
       if (v.k !== 'path' || v.path.length === 0) throw this.err(m, a, `${name} needs a shared location here (a field of the state)`);
       const loc = v.path.join('_');
-      const object = 'prim' in info ? effectOf(info.prim).object : 'memory';
+      const effect = 'prim' in info ? effectOf(info.prim) : undefined;
+      const object = effect?.object ?? 'memory';
       this.L.useLoc(loc, object === 'spinlock' ? 'spinlock_t' : object === 'srcu' ? 'srcu_struct' : 'int', m, a);
       this.usedLocs.add(loc);
       const ref: Expr = { kind: 'name', name: loc, pos: this.L.pos(m, a) };
       this.L.locRefs.add(ref);
-      const style = 'prim' in info && 'addr' in info.prim ? info.prim.addr : 'pointer';
-      return style === 'lvalue' ? { kind: 'deref', arg: ref, pos: ref.pos } : ref;
+      return effect?.addr === 'lvalue' ? { kind: 'deref', arg: ref, pos: ref.pos } : ref;
     });
     const call: Expr = { kind: 'call', name, args: cargs, pos };
     if (!info.returns) {
