@@ -50,13 +50,14 @@ describe('the typed kernel module', () => {
     expect(readFileSync(join(ROOT, 'litmus', 'kernel.d.ts'), 'utf8')).toBe(kernelDeclarations());
   });
 
-  it('declares every primitive, with its address typed by what it points to', () => {
+  it('declares every primitive, with its address typed by what it points to and the argument names litmus primitives shows', () => {
     const text = kernelDeclarations();
     for (const p of primitiveNames()) expect(text).toContain(`export declare function ${p}(`);
-    expect(text).toContain('export declare function spin_lock(p: spinlock_t): void;');
-    expect(text).toContain('export declare function smp_load_acquire(p: Ref): int;');
-    expect(text).toContain('export declare function test_bit_acquire(nr: int, p: Ref): int;');
-    expect(text).toContain('export declare function atomic_add(v: int, p: Ref): void;');
+    expect(text).toContain('export declare function spin_lock(l: spinlock_t): void;');
+    expect(text).toContain('export declare function smp_load_acquire(x: Ref): int;');
+    expect(text).toContain('export declare function test_bit_acquire(nr: int, x: Ref): int;');
+    expect(text).toContain('export declare function atomic_add(i: int, v: Ref): void;');
+    expect(text).toContain('export declare function srcu_read_unlock(s: srcu_struct, idx: int): void;');
   });
 });
 

@@ -19,13 +19,13 @@ export function primitiveLines(): string[] {
 /** An operation linux-kernel.def lacks: its expansion, and how the primitive it rests on orders. */
 function describeLowered(name: string, info: Lowered): [string, string] {
   const at = { line: 0, col: 0 };
-  const args: Expr[] = ['nr', 'x'].slice(0, info.arity).map((n) => ({ kind: 'name', name: n, pos: at }));
+  const args: Expr[] = info.params.map((n) => ({ kind: 'name', name: n, pos: at }));
   const expansion = info.lower(args, at);
   const text = 'kind' in expansion && expansion.kind === 'assign' ? `${printExpr(expansion.target)} = ${printExpr(expansion.value)}` : printExpr(exprOf(expansion));
   const inner = firstCall(exprOf(expansion));
   const innerInfo = inner && lookupPrimitive(inner);
   const order = innerInfo && 'prim' in innerInfo ? ordering(effectOf(innerInfo.prim)) : 'plain accesses: not atomic, orders nothing';
-  return [`${name}(${args.map((a) => (a.kind === 'name' ? a.name : '')).join(', ')})`, `is ${text}; ${order}`];
+  return [`${name}(${info.params.join(', ')})`, `is ${text}; ${order}`];
 }
 
 function exprOf(x: Expr | Stmt): Expr {

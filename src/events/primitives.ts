@@ -153,7 +153,7 @@ function computeEffect(p: Primitive): Effect {
         reads: true, writes: true, rmw: true, mayFail: true,
         write: (old, a) => (old === a[1] ? a[2] : undefined),
         valueArgs: [1, 2], dataArgs: [2], computesWithRead: true, computesWith: [1],
-        params: ['x', 'old', 'new'], computes: 'writes new to x if it holds old, returns the value found, atomically',
+        params: ['x', 'old', 'v'], computes: 'writes v to x if it holds old, returns the value found, atomically',
       });
     case 'atomic': {
       const op = RMW_OPS[p.op].apply;
@@ -230,6 +230,10 @@ export interface Lowered {
   /** The expansion of a call with these arguments: an expression, or a statement when the operation returns nothing. */
   lower: (args: Expr[], pos: Pos) => Expr | Stmt;
   arity: number;
+  /** Index of the address argument (last: op(nr, addr)). */
+  addrArg: number;
+  /** Its arguments' names, in order. */
+  params: readonly string[];
   returns: boolean;
 }
 
@@ -345,7 +349,7 @@ lowered('__clear_bit', false, ([nr, addr], pos) =>
   ({ kind: 'assign', target: deref(reusable(addr)), value: bin('&', deref(addr), notMask(nr, pos)), pos }));
 
 function lowered(name: string, returns: boolean, lower: (args: Expr[], pos: Pos) => Expr | Stmt): void {
-  loweredTable.set(name, { lower, arity: 2, returns });
+  loweredTable.set(name, { lower, arity: 2, addrArg: 1, params: ['nr', 'x'], returns });
 }
 
 const call = (name: string, args: Expr[], pos: Pos): Expr => ({ kind: 'call', name, args, pos });
@@ -380,6 +384,11 @@ function reusable(addr: Expr): Expr {
     e.kind === 'num' || e.kind === 'name' || (e.kind === 'addr' && pure(e.arg)) || (e.kind === 'cast' && pure(e.arg));
   if (!pure(addr)) fail('a non-atomic bit operation needs its address as a variable (it reads and writes it)', addr.pos);
   return addr;
+}
+
+/** The names of a primitive's arguments, in order (`litmus primitives` and kernel.d.ts write calls with them). */
+export function paramsOf(info: PrimitiveInfo | Lowered): readonly string[] {
+  return 'prim' in info ? effectOf(info.prim).params : info.params;
 }
 
 export function lookupPrimitive(name: string): PrimitiveInfo | Lowered | undefined {

@@ -11,7 +11,7 @@
 import type { Node } from 'ts-morph';
 import { walkStmt, type Expr, type Pos, type Stmt, type BinOp } from '../parse/ast.js';
 import { effectOf, lookupPrimitive, type Lowered, type PrimitiveInfo } from '../events/primitives.js';
-import { addressArg } from './kernel-decl.js';
+import { locTypeOf } from './kernel-decl.js';
 import type { Module, Modules } from './modules.js';
 
 export type LocType = 'int' | 'spinlock_t' | 'srcu_struct';
@@ -604,19 +604,16 @@ class ThreadBuilder {
     const m = scope.module;
     const pos = this.L.pos(m, e);
     if (args.length !== info.arity) throw this.err(m, e, `${name} takes ${info.arity} argument${info.arity === 1 ? '' : 's'}, not ${args.length}`);
-    const addrArg = addressArg(info);
     const cargs: Expr[] = args.map((a, i) => {
-      if (i !== addrArg) return this.value(a, scope, out);
+      if (i !== info.addrArg) return this.value(a, scope, out);
       const v = this.expr(a, scope, out);
       if (v.k !== 'path' || v.path.length === 0) throw this.err(m, a, `${name} needs a shared location here (a field of the state)`);
       const loc = v.path.join('_');
-      const effect = 'prim' in info ? effectOf(info.prim) : undefined;
-      const object = effect?.object ?? 'memory';
-      this.L.useLoc(loc, object === 'spinlock' ? 'spinlock_t' : object === 'srcu' ? 'srcu_struct' : 'int', m, a);
+      this.L.useLoc(loc, locTypeOf(info), m, a);
       this.usedLocs.add(loc);
       const ref: Expr = { kind: 'name', name: loc, pos: this.L.pos(m, a) };
       this.L.locRefs.add(ref);
-      return effect?.addr === 'lvalue' ? { kind: 'deref', arg: ref, pos: ref.pos } : ref;
+      return 'prim' in info && effectOf(info.prim).addr === 'lvalue' ? { kind: 'deref', arg: ref, pos: ref.pos } : ref;
     });
     const call: Expr = { kind: 'call', name, args: cargs, pos };
     if (!info.returns) {
