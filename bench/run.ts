@@ -428,11 +428,12 @@ function main(): void {
     `- date: ${new Date().toISOString()}`,
     `- machine: ${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores, ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB RAM, ${os.platform()} ${os.release()} ${os.arch()}`,
     `- node: ${process.version}`,
+    `- load average (1, 5, 15 min) at the start: ${os.loadavg().map((x) => x.toFixed(2)).join(', ')} (on a shared machine, wall times grow with it; CPU times much less)`,
     `- source: ${gitDescribe()}`,
     `- model: ${lkmm.name}; limits: maxExecutions ${fmtInt(opts.maxExecutions)}, timeout ${opts.timeoutS} s per test; family budget ${opts.budgetS} s per size, N <= ${opts.maxN}`,
     '',
   );
-  console.error(out.slice(2, 7).join('\n'));
+  console.error(out.slice(2, 8).join('\n'));
 
   if (opts.targets) {
     const { rows, notes } = runTargets(
@@ -486,6 +487,7 @@ function main(): void {
       '',
     );
   }
+  out.push(`Load average (1, 5, 15 min) at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(', ')}.`, '');
   const md = out.join('\n');
   console.log(md);
   if (opts.out) writeFileSync(opts.out, md);

@@ -27,7 +27,7 @@ export function herdBlock(r: CheckResult): string {
 export function humanLine(r: CheckResult): string {
   const total = r.positive + r.negative;
   let line = r.speedcheck
-    ? `${r.name}: ${r.observation} under ${r.model} (--speedcheck: decided from ${total} execution${total === 1 ? '' : 's'}; counts skipped: the states, counts and flags above are those executions)`
+    ? `${r.name}: ${r.observation} under ${r.model} (--speedcheck: decided from ${total} execution${total === 1 ? '' : 's'}; counts skipped)`
     : `${r.name}: ${r.observation} (${r.positive} of ${total} executions) under ${r.model}`;
   if (r.expected !== undefined) {
     const expected = r.expectsDataRace ? `${r.expected} DATARACE` : r.expected;
