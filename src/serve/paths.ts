@@ -4,7 +4,7 @@
 // a path whose real location (symlinks followed) is outside the folder is
 // refused, and the server answers 404 as if it did not exist.
 
-import { existsSync, lstatSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 
 /** Whether `rel` is a plain relative path (a/b/c.litmus). */
@@ -47,4 +47,26 @@ export function writablePath(root: string, rel: string): string | undefined {
     }
   })();
   return present ? readablePath(root, rel) : p;
+}
+
+/**
+ * The files under root whose names `keep` accepts, as relative paths, in
+ * name order; symlinked folders are not entered, files leading out are left
+ * out, at most `max` of them.
+ */
+export function filesUnder(root: string, max: number, keep: (name: string) => boolean): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      if (out.length >= max) return;
+      const p = join(dir, name);
+      if (lstatSync(p).isDirectory()) walk(p);
+      else if (keep(name)) {
+        const rel = relative(root, p).split(sep).join('/');
+        if (readablePath(root, rel)) out.push(rel);
+      }
+    }
+  };
+  walk(root);
+  return out;
 }

@@ -9,15 +9,15 @@
 // checks in worker threads under the CLI's limits (checker.ts).
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { lstatSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { basename, dirname, join, relative, sep } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { suiteConfig, suiteMeta, suiteVerdict, type SuiteConfig, type SuiteMeta, type SuiteRow } from '../report/suite.js';
 import { Checker } from './checker.js';
 import type { Limits } from './explain.js';
 import { PAGE_CSS, PAGE_HTML, PAGE_JS } from './page.js';
-import { readablePath, writablePath } from './paths.js';
-import { readServed, servedSuite, suiteEntries, suiteTestPath, suiteTestText } from './suites.js';
+import { filesUnder, readablePath, writablePath } from './paths.js';
+import { readServed, servedSuite, suiteTestPath, suiteTestText } from './suites.js';
 
 export interface ServeOptions {
   /** The folder served (its real path is used). */
@@ -208,20 +208,9 @@ export interface Listing {
  * are suites, and the TypeScript suites with their tests.
  */
 export async function listing(root: string, open?: string): Promise<Listing> {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      if (files.length >= MAX_FILES) return;
-      const p = join(dir, name);
-      const st = lstatSync(p);
-      if (st.isDirectory()) walk(p);
-      else if (name.endsWith('.litmus') && readablePath(root, relative(root, p).split(sep).join('/'))) files.push(p);
-    }
-  };
-  walk(root);
-  const tests = files.map((p) => {
-    const text = readFileSync(p, 'utf8');
-    return { path: relative(root, p).split(sep).join('/'), name: basename(p, '.litmus'), meta: suiteMeta(text) };
+  const tests = filesUnder(root, MAX_FILES, (name) => name.endsWith('.litmus')).map((path) => {
+    const text = readFileSync(join(root, path), 'utf8');
+    return { path, name: basename(path, '.litmus'), meta: suiteMeta(text) };
   });
   const byDir = new Map<string, TestEntry[]>();
   for (const t of tests) {
@@ -231,7 +220,7 @@ export async function listing(root: string, open?: string): Promise<Listing> {
     byDir.set(dir, [...(byDir.get(dir) ?? []), { path: t.path, name: t.name, meta: t.meta }]);
   }
   const suites: Listing['suites'] = [...byDir].map(([dir, ts]) => ({ dir, title: suiteConfig(join(root, dir)).title ?? (basename(join(root, dir)) || basename(root)), tests: ts }));
-  for (const entry of suiteEntries(root, MAX_FILES)) {
+  for (const entry of filesUnder(root, MAX_FILES, (name) => name === 'suite.ts')) {
     const read = await readServed(root, entry);
     if (!read) continue;
     const { dir, title, tests: ts, error } = servedSuite(entry, read);

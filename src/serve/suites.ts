@@ -3,8 +3,7 @@
 // ts-morph), and its tests listed, gridded and shown as the C they are
 // inlined into. A test of a suite is named "dir/suite.ts#test-name".
 
-import { lstatSync, readdirSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { relative, sep } from 'node:path';
 import { printLitmus } from '../parse/printer.js';
 import type { SuiteConfig, SuiteMeta } from '../report/suite.js';
 import type { Suite, SuiteTest } from '../suite/read.js';
@@ -18,25 +17,6 @@ export interface ServedSuite {
   config: SuiteConfig;
   /** Why it could not be read (file:line:col: what is wrong). */
   error?: string;
-}
-
-/** The suite.ts files under root, relative to it (symlinked folders are not entered). */
-export function suiteEntries(root: string, max: number): string[] {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      if (out.length >= max) return;
-      const p = join(dir, name);
-      const st = lstatSync(p);
-      if (st.isDirectory()) walk(p);
-      else if (name === 'suite.ts') {
-        const rel = relative(root, p).split(sep).join('/');
-        if (readablePath(root, rel)) out.push(rel);
-      }
-    }
-  };
-  walk(root);
-  return out;
 }
 
 /** "dir/suite.ts#name" split into the entry and the test's name. */
