@@ -87,6 +87,17 @@ describe('the NFS suite', () => {
   });
 });
 
+describe('the NFS suite, verdicts only (as check prints it without --herd or --json)', () => {
+  it('gives the same output and verdicts, the traced cells with their full counts', async () => {
+    const fast = await runSuite(SUITE, { model: 'lkmm', verdictsOnly: true });
+    expect(fast.out).toEqual(run.out);
+    expect(fast.cells.map((c) => `${c.scenario} ${c.version} ${c.result!.observation}`)).toEqual(run.cells.map((c) => `${c.scenario} ${c.version} ${c.result!.observation}`));
+    for (const c of fast.cells.filter((x) => x.version === 'v1')) {
+      expect([c.result!.positive, c.result!.negative]).toEqual(EXPECTED[c.scenario][c.version].slice(1));
+    }
+  }, 120_000);
+});
+
 describe('suite tables of .litmus folders (report/suite.ts)', () => {
   const row = (test: string, version: string, scenario: string, verdict: string, expected: string): SuiteRow =>
     ({ test, version, scenario, verdict, expected, matches: expected === '' ? undefined : verdict === expected });

@@ -228,6 +228,8 @@ async function checkSuite(file: string, o: CheckFlags, jsonOut: JsonEntry[]): Pr
   const run = await runSuite(file, {
     model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout,
     herd: o.herd, explain: !o.quiet && !o.json, quiet: o.quiet, trace: o.trace,
+    // The grid and the verdict line show verdicts only; herd7's blocks and --json show counts.
+    verdictsOnly: !o.herd && !o.json,
   });
   for (const e of run.errors) console.error(e);
   if (o.json) {

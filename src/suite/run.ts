@@ -29,6 +29,13 @@ export interface SuiteRunOptions {
   trace?: boolean;
   /** Keep every test's own result by test name (interrupt points included), for export. */
   keepTests?: boolean;
+  /**
+   * Only verdicts will be shown (the grid and the verdict line, no herd7
+   * blocks or counts): a test that is not traced is decided without
+   * counting every execution (explore/speedcheck.ts 'decide': the same
+   * verdict; its counts and flags cover only the executions built).
+   */
+  verdictsOnly?: boolean;
 }
 
 export interface CellResult {
@@ -86,7 +93,10 @@ export async function runSuite(file: string, opts: SuiteRunOptions): Promise<Sui
   const distinct = [...first.values()];
   const traced = opts.explain !== false || opts.trace === true;
   const limits = { unroll: opts.unroll, maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs };
-  const checked = await checkAll(distinct, (t) => traced && same.get(t)!.witnesses, model, limits);
+  const checked = await checkAll(distinct, (t) => {
+    const witnesses = traced && same.get(t)!.witnesses;
+    return { witnesses, decide: opts.verdictsOnly === true && !suite.single && !witnesses };
+  }, model, limits);
   const byKey = new Map(distinct.map((t, i) => [same.get(t)!.key, checked[i]]));
   for (const t of suite.tests) {
     let c = byKey.get(same.get(t)!.key)!;
@@ -191,19 +201,20 @@ interface Checked {
   error?: string;
 }
 
-/** Checks each test once; `witnesses` says which keep their witnesses (for traces). */
-async function checkAll(tests: SuiteTest[], witnesses: (t: SuiteTest) => boolean, model: Model, limits: CheckLimits): Promise<Checked[]> {
+/** Checks each test once, keeping its witnesses (for traces) or only deciding its verdict, as `how` says. */
+async function checkAll(tests: SuiteTest[], how: (t: SuiteTest) => { witnesses: boolean; decide: boolean }, model: Model, limits: CheckLimits): Promise<Checked[]> {
   const out: Checked[] = [];
   for (const t of tests) {
     // Let the event loop breathe between tests (a caller may have timers or messages to answer).
     await new Promise((done) => setImmediate(done));
-    out.push(checkOne(t, model, limits, witnesses(t)));
+    const { witnesses, decide } = how(t);
+    out.push(checkOne(t, model, { ...limits, ...(decide ? { speedcheck: 'decide' as const } : {}) }, witnesses));
   }
   return out;
 }
 
 /** One test, its problems as the messages a suite run prints. */
-function checkOne(t: SuiteTest, model: Model, limits: CheckLimits, witnesses: boolean): Checked {
+function checkOne(t: SuiteTest, model: Model, limits: CheckLimits & { speedcheck?: 'decide' }, witnesses: boolean): Checked {
   try {
     return { result: checkTest(t.test, { model, ...limits, keepWitnesses: witnesses }) };
   } catch (e) {
