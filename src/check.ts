@@ -74,11 +74,19 @@ export function checkTest(test: LitmusTest, opts: CheckOptions, from: { t0?: num
   const names = prog.observed.map((o) => (o.kind === 'reg' ? `${o.thread}:${o.name}` : `[${o.name}]`));
   // herd lists registers (by thread, then name) before memory (by name).
   const order = names.map((_, i) => i).sort((a, b) => compareObs(prog, a, b));
+  // One [name, value] pair per distinct binding, shared by the states that
+  // have it (a test with 65,536 states of 16 registers has 32 of them).
+  const pairs = order.map(() => new Map<number, [string, string]>());
+  const pair = (j: number, v: number): [string, string] => {
+    let p = pairs[j].get(v);
+    if (!p) pairs[j].set(v, (p = [names[order[j]], show(v)]));
+    return p;
+  };
   const states: StateLine[] = ex.outcomes
     .map((o) => ({ raw: order.map((i) => o.values[i]), o }))
     .sort((a, b) => compareStates(prog, a.raw, b.raw))
     .map(({ raw, o }) => ({
-      bindings: raw.map((v, j) => [names[order[j]], show(v)] as [string, string]),
+      bindings: raw.map((v, j) => pair(j, v)),
       positive: o.positive,
       count: o.count,
     }));
