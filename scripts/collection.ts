@@ -1,8 +1,9 @@
-// `npm run corpus [FOLDER] [--timeout MS] [-j N]`: checks Paul McKenney's
-// litmus collection (../shared/corpus/paulmckrcu-litmus, or FOLDER) on all
-// cores and prints how many tests were judged, refused (by reason), stopped
-// by a limit, and how many agree with their `Result:` line. Not part of CI:
-// the whole collection takes tens of minutes.
+// `npm run corpus [FOLDER] [--timeout MS] [-j N] [--speedcheck]`: checks Paul
+// McKenney's litmus collection (../shared/corpus/paulmckrcu-litmus, or FOLDER)
+// on all cores and prints how many tests were judged, refused (by reason),
+// stopped by a limit, and how many agree with their `Result:` line. Not part
+// of CI: the whole collection takes tens of minutes (a few with --speedcheck,
+// which decides each verdict without counting every execution).
 
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -16,16 +17,18 @@ interface Args {
   folder?: string;
   timeoutMs: number;
   jobs: number;
+  speedcheck: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { timeoutMs: 10_000, jobs: availableParallelism() };
+  const args: Args = { timeoutMs: 10_000, jobs: availableParallelism(), speedcheck: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--timeout') args.timeoutMs = Number(argv[++i]);
     else if (a === '-j' || a === '--jobs') args.jobs = Number(argv[++i]);
+    else if (a === '--speedcheck') args.speedcheck = true;
     else if (a === '-h' || a === '--help') {
-      console.log('usage: npm run corpus -- [FOLDER] [--timeout MS (default 10000)] [-j N]');
+      console.log('usage: npm run corpus -- [FOLDER] [--timeout MS (default 10000)] [-j N] [--speedcheck]');
       process.exit(0);
     } else args.folder = a;
   }
@@ -45,7 +48,7 @@ if (!folder || !existsSync(folder)) {
 }
 const { files } = resolveInputs([folder]);
 const t0 = performance.now();
-const reports = await runPool(files, { model: 'lkmm', timeoutMs: args.timeoutMs }, Math.max(1, Math.min(args.jobs, files.length)));
+const reports = await runPool(files, { model: 'lkmm', timeoutMs: args.timeoutMs, speedcheck: args.speedcheck }, Math.max(1, Math.min(args.jobs, files.length)));
 const result = tally(reports);
 console.log(formatTally(result, (performance.now() - t0) / 1000));
 process.exit(result.internal.length ? 1 : 0);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkSource } from '../src/check.js';
+import { checkSource, judge } from '../src/check.js';
 import { parseLitmus } from '../src/parse/parser.js';
 import { buildProgram, type StateView } from '../src/program/program.js';
 import { speedView } from '../src/cli/herd7-test.js';
@@ -93,6 +93,22 @@ describe('the search prunes and stops', () => {
     expect(only.negative).toBe(0);
     expect(only.stats.candidates).toBe(all.positive);
     expect(speedView(only, 'true')).toMatchObject({ positive: all.positive, observation: 'Always' });
+  });
+});
+
+describe('the Result: judgement when not every execution was built', () => {
+  const base = { expected: 'Never', observation: 'Never' as const, executions: 1, flags: [] as string[] };
+  it('a data race not found is not taken as absent: the Observation alone is judged, and the line says so', () => {
+    expect(judge({ ...base, expectsDataRace: true }).matches).toBe(false);
+    const partial = judge({ ...base, expectsDataRace: true, flagsPartial: true });
+    expect(partial.matches).toBe(true);
+    expect(partial.why).toMatch(/does not look for data races/);
+    expect(judge({ ...base, expectsDataRace: false, flagsPartial: true, observation: 'Sometimes' }).matches).toBe(false);
+  });
+
+  it('a race that was found still counts', () => {
+    expect(judge({ ...base, expectsDataRace: false, flags: ['data-race'], flagsPartial: true }).matches).toBe(false);
+    expect(judge({ ...base, expectsDataRace: true, flags: ['data-race'], flagsPartial: true })).toEqual({ matches: true });
   });
 });
 
