@@ -78,6 +78,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
   }
   // TypeScript suites and tests (the TypeScript reader is loaded only for them).
   const tsEntries: JsonEntry[] = [];
+  if (o.speedcheck && tsSuites.length) console.error('litmus: --speedcheck applies to .litmus tests; TypeScript suites are checked exhaustively');
   for (const s of tsSuites) {
     const st = await checkSuite(s, o, tsEntries);
     if (st > status) status = st;
