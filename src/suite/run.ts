@@ -94,8 +94,7 @@ export async function runSuite(file: string, opts: SuiteRunOptions): Promise<Sui
   const traced = opts.explain !== false || opts.trace === true;
   const limits = { unroll: opts.unroll, maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs };
   const checked = await checkAll(distinct, (t) => {
-    const witnesses = traced && same.get(t)!.witnesses;
-    return { witnesses, decide: opts.verdictsOnly === true && !suite.single && !witnesses };
+    return { witnesses: traced && same.get(t)!.witnesses, decide: opts.verdictsOnly === true && !suite.single };
   }, model, limits);
   const byKey = new Map(distinct.map((t, i) => [same.get(t)!.key, checked[i]]));
   for (const t of suite.tests) {
@@ -201,14 +200,25 @@ interface Checked {
   error?: string;
 }
 
-/** Checks each test once, keeping its witnesses (for traces) or only deciding its verdict, as `how` says. */
+/**
+ * Checks each test once: with `decide`, its verdict only (speedcheck), then,
+ * if it needs witnesses (for a trace) and the outcome is reachable, in full.
+ */
 async function checkAll(tests: SuiteTest[], how: (t: SuiteTest) => { witnesses: boolean; decide: boolean }, model: Model, limits: CheckLimits): Promise<Checked[]> {
   const out: Checked[] = [];
   for (const t of tests) {
     // Let the event loop breathe between tests (a caller may have timers or messages to answer).
     await new Promise((done) => setImmediate(done));
     const { witnesses, decide } = how(t);
-    out.push(checkOne(t, model, { ...limits, ...(decide ? { speedcheck: 'decide' as const } : {}) }, witnesses));
+    if (decide) {
+      // Traced only if the outcome is reachable: a Never needs no witnesses, nor counts.
+      const decided = checkOne(t, model, { ...limits, speedcheck: 'decide' }, false);
+      if (!witnesses || decided.error || decided.result?.observation === 'Never') {
+        out.push(decided);
+        continue;
+      }
+    }
+    out.push(checkOne(t, model, limits, witnesses));
   }
   return out;
 }
