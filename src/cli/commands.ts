@@ -78,7 +78,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
   }
   // TypeScript suites and tests (the TypeScript reader is loaded only for them).
   const tsEntries: JsonEntry[] = [];
-  if (o.speedcheck && tsSuites.length) console.error('litmus: --speedcheck applies to .litmus tests; TypeScript suites are checked exhaustively');
+  if (o.speedcheck && tsSuites.length) console.error('litmus: --speedcheck applies to .litmus tests; a TypeScript suite decides its grid as always (traced cells, --herd and --json count every execution)');
   for (const s of tsSuites) {
     const st = await checkSuite(s, o, tsEntries);
     if (st > status) status = st;
