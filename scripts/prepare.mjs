@@ -1,6 +1,7 @@
 // The "prepare" script (npm ci, npm install in a clone, and npx in a clone,
 // which installs the clone into npm's npx cache and runs this again):
-// compile with tsc, save the bundled suites' lowering, link the commands.
+// compile with tsc, save the bundled suites' lowering, make the commands
+// executable.
 // Plain JavaScript, since it runs before anything is compiled.
 //
 // The build is skipped when dist/ was built from exactly these sources: a
@@ -10,7 +11,7 @@
 
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -51,4 +52,5 @@ if (!built) {
   run(join(root, 'dist', 'scripts', 'lower-suites.js'), []);
   writeFileSync(stampFile, hash);
 }
-run(join(root, 'dist', 'scripts', 'prepare-bin.js'), []);
+// The two commands' files are executable, as npm's bin links need them to be.
+for (const file of ['main.js', 'herd7.js']) chmodSync(join(root, 'dist', 'src', 'cli', file), 0o755);
