@@ -1,0 +1,187 @@
+// Whether a candidate execution is an interleaving: some total order of its
+// events extends program order and every communication (rf, co, fr), keeps
+// each read-modify-write atomic (no other thread's write coherence-between
+// its read's write and its own), and puts no grace period inside a read-side
+// critical section it waits for (models/grace-periods.ts). Such an
+// execution is sequentially consistent, and every model here allows it
+// under the conditions each states (models/sc.ts, models/lkmm.ts).
+//
+// The order is searched for greedily, by Kahn's algorithm: an event is
+// placed once everything ordered before it is, grace periods as soon as no
+// critical section they wait for is open, read-side locks as late as
+// possible. Without grace constraints this decides exactly; with them a
+// failure may be the greedy's, so callers take only "found" as an answer.
+
+import type { Execution } from '../src/model/execution.js';
+import type { Relation } from '../src/relation/relation.js';
+import type { GraceConstraint } from './grace-periods.js';
+
+/** What the search needs beyond the execution, fixed per event structure. */
+export interface InterleavingShape {
+  /** Read and write of each read-modify-write, flattened: [r0, w0, r1, w1, ...]. */
+  rmw: Int32Array;
+  grace: readonly GraceConstraint[];
+}
+
+/**
+ * Working arrays, reused from one call to the next (the search runs per
+ * candidate; it keeps nothing between calls).
+ */
+class Scratch {
+  n = 0;
+  rfSource = new Int32Array(64);
+  coNext = new Int32Array(64);
+  coPos = new Int32Array(64);
+  coList = new Int32Array(64);
+  indegree = new Int32Array(64);
+  ready = new Int32Array(64);
+  placed = new Uint8Array(64);
+  size(n: number): this {
+    if (this.rfSource.length < n) {
+      const m = 2 * n;
+      this.rfSource = new Int32Array(m);
+      this.coNext = new Int32Array(m);
+      this.coPos = new Int32Array(m);
+      this.coList = new Int32Array(m);
+      this.indegree = new Int32Array(m);
+      this.ready = new Int32Array(m);
+      this.placed = new Uint8Array(m);
+    }
+    this.n = n;
+    return this;
+  }
+}
+const scratchArrays = new Scratch();
+
+/** Whether the search finds an interleaving of x (false: none exists, or the greedy missed it). */
+export function findsInterleaving(x: Execution, shape: InterleavingShape): boolean {
+  const s = scratchArrays.size(x.n);
+  indexCommunication(x, s);
+  if (!atomic(x, shape.rmw, s)) return false;
+  return shape.grace.length === 0 ? topological(x, s) : topologicalWithGrace(x, shape.grace, s);
+}
+
+/** rf's source of each read; each write's coherence successor, list and place in it. */
+function indexCommunication(x: Execution, s: Scratch): void {
+  const { n } = x;
+  s.rfSource.fill(-1, 0, n);
+  s.coNext.fill(-1, 0, n);
+  s.coList.fill(-1, 0, n);
+  const rf = x.rel.rf;
+  for (let w = 0; w < n; w++) forEachSuccessor(rf, w, (r) => (s.rfSource[r] = w));
+  for (let l = 0; l < x.co.length; l++) {
+    const list = x.co[l];
+    for (let i = 0; i < list.length; i++) {
+      const e = list[i];
+      s.coList[e] = l;
+      s.coPos[e] = i;
+      s.coNext[e] = i + 1 < list.length ? list[i + 1] : -1;
+    }
+  }
+}
+
+/** No read-modify-write has another thread's write coherence-between its read's write and its own. */
+function atomic(x: Execution, rmw: Int32Array, s: Scratch): boolean {
+  const int = x.rel.int;
+  for (let k = 0; k < rmw.length; k += 2) {
+    const r = rmw[k];
+    const w = rmw[k + 1];
+    const src = s.rfSource[r];
+    // In a prefix being built the read may have no write yet, or the write no place in co.
+    if (src < 0 || s.coList[w] < 0) continue;
+    if (s.coList[src] !== s.coList[w]) return false;
+    const list = x.co[s.coList[w]];
+    for (let i = s.coPos[src] + 1; i < s.coPos[w]; i++) if (!int.has(r, list[i])) return false;
+  }
+  return true;
+}
+
+/** Calls f on each b with (a, b) in r. */
+function forEachSuccessor(r: Relation, a: number, f: (b: number) => void): void {
+  const base = r.off + a * r.w;
+  for (let k = 0; k < r.w; k++) {
+    let word = r.buf[base + k];
+    while (word !== 0) {
+      const bit = word & -word;
+      f((k << 5) + (31 - Math.clz32(bit)));
+      word ^= bit;
+    }
+  }
+}
+
+/**
+ * Calls f on each immediate successor of a in po | rf | co | fr (co and fr
+ * through the coherence successor only: the rest follows by transitivity).
+ */
+function forEachEdge(x: Execution, s: Scratch, a: number, f: (b: number) => void): void {
+  forEachSuccessor(x.rel.po, a, f);
+  forEachSuccessor(x.rel.rf, a, f);
+  const next = s.coNext[a];
+  if (next >= 0) f(next);
+  const src = s.rfSource[a];
+  if (src >= 0) {
+    const overwritten = s.coNext[src];
+    if (overwritten >= 0 && overwritten !== a) f(overwritten);
+  }
+}
+
+function countIndegrees(x: Execution, s: Scratch): void {
+  s.indegree.fill(0, 0, x.n);
+  for (let a = 0; a < x.n; a++) forEachEdge(x, s, a, (b) => s.indegree[b]++);
+}
+
+/** Kahn's algorithm: whether po | rf | co | fr is acyclic. */
+function topological(x: Execution, s: Scratch): boolean {
+  countIndegrees(x, s);
+  let top = 0;
+  for (let a = 0; a < x.n; a++) if (s.indegree[a] === 0) s.ready[top++] = a;
+  let placed = 0;
+  const release = (b: number) => {
+    if (--s.indegree[b] === 0) s.ready[top++] = b;
+  };
+  while (top > 0) {
+    const a = s.ready[--top];
+    placed++;
+    forEachEdge(x, s, a, release);
+  }
+  return placed === x.n;
+}
+
+/**
+ * Kahn's algorithm with grace periods: a grace period is placed only while
+ * none of the critical sections it waits for is open (locked, not yet
+ * unlocked); among the events ready, grace periods and ordinary events go
+ * first, read-side locks last.
+ */
+function topologicalWithGrace(x: Execution, grace: readonly GraceConstraint[], s: Scratch): boolean {
+  countIndegrees(x, s);
+  s.placed.fill(0, 0, x.n);
+  const isSectionLock = (e: number) => grace.some((c) => c.lock === e);
+  const blocked = (e: number) => grace.some((c) => c.gp === e && s.placed[c.lock] === 1 && s.placed[c.unlock] === 0);
+  let top = 0;
+  for (let a = 0; a < x.n; a++) if (s.indegree[a] === 0) s.ready[top++] = a;
+  let placed = 0;
+  const release = (b: number) => {
+    if (--s.indegree[b] === 0) s.ready[top++] = b;
+  };
+  while (top > 0) {
+    // Prefer an event that is neither a blocked grace period nor a lock; then a lock.
+    let pick = -1;
+    for (let i = top - 1; i >= 0; i--) {
+      const e = s.ready[i];
+      if (isSectionLock(e)) {
+        if (pick < 0) pick = i;
+      } else if (!blocked(e)) {
+        pick = i;
+        break;
+      }
+    }
+    if (pick < 0) return false; // only grace periods waiting for open sections
+    const a = s.ready[pick];
+    s.ready[pick] = s.ready[--top];
+    s.placed[a] = 1;
+    placed++;
+    forEachEdge(x, s, a, release);
+  }
+  return placed === x.n;
+}
