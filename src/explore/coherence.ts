@@ -2,6 +2,7 @@
 // has decided so far: the cheap check every choice of a read's source or a
 // write's place passes before the model sees it.
 
+import type { Event } from '../events/event.js';
 import type { ExploreState } from './state.js';
 
 /** Reused arrays for coherentAt, indexed by event id or by access. */
@@ -25,6 +26,63 @@ export function newCoherenceScratch(): CoherenceScratch {
     mark: 0, stamp: empty(), index: empty(), coPos: empty(), from: empty(), to: empty(),
     last: empty(), indeg: empty(), queue: empty(), head: empty(), adj: empty(),
   };
+}
+
+// Every choice is checked when made, so before it the location was
+// coherent: a new cycle must go through an edge the choice added. The two
+// cases below add edges only towards accesses that have no way back, and
+// skip the whole check.
+
+/**
+ * coherentAt after read r was given its source r.rf. When that source is
+ * the last write of the location's coherence order and no access of r's
+ * thread at the location follows r, r gains no outgoing edge (fr would go
+ * to writes after its source): no cycle goes through it. Atomicity only
+ * changes for r, whose write, if any, is still to come.
+ */
+export function coherentRead(s: ExploreState, r: Event): boolean {
+  const list = s.co[r.loc];
+  if (list[list.length - 1] === r.rf && lastOfThreadAt(s, r)) return true;
+  return coherentAt(s, r.loc);
+}
+
+/**
+ * coherentAt after write w was placed last in its location's coherence
+ * order (with `lkr`, a lock's read, given the write before it as source).
+ * When nothing reads w and no access of w's thread at the location follows
+ * it, w has no outgoing edge, and lkr's edges (po, fr) go only to w: no
+ * cycle goes through either. Atomicity only changes for w's own RMW.
+ */
+export function coherentAppend(s: ExploreState, w: Event, lkr?: Event): boolean {
+  if (s.opts.keepIncoherent) return true;
+  const list = s.co[w.loc];
+  const at = list.length - 1;
+  const simple = list[at] === w.id && lastOfThreadAt(s, w) && unread(s, w) &&
+    (!lkr || (lkr.rf === list[at - 1] && lkr.rmwPartner === w.id));
+  if (!simple) return coherentAt(s, w.loc);
+  if (w.rmwPartner < 0 || w.kind !== 'W') return true;
+  // w's RMW: nothing of another thread between its read's source and w.
+  const p = list.indexOf(s.events[w.rmwPartner].rf);
+  for (let j = p + 1; p >= 0 && j < at; j++) {
+    if (s.events[list[j]].thread !== w.thread) return false;
+  }
+  return true;
+}
+
+/** Whether no access of e's thread at e's location was made after e. */
+function lastOfThreadAt(s: ExploreState, e: Event): boolean {
+  const ids = s.byLoc[e.loc];
+  for (let i = ids.length - 1; i >= 0 && ids[i] !== e.id; i--) {
+    if (s.events[ids[i]].thread === e.thread) return false;
+  }
+  return true;
+}
+
+/** Whether no read has w as its source. */
+function unread(s: ExploreState, w: Event): boolean {
+  const ids = s.byLoc[w.loc];
+  for (let i = 0; i < ids.length; i++) if (s.events[ids[i]].rf === w.id) return false;
+  return true;
 }
 
 /**

@@ -10,7 +10,7 @@
 import type { Event, LockKind } from '../events/event.js';
 import type { WaitingRead } from '../model/model.js';
 import { isSymbolic, SYM_BASE, type PrimInstr } from '../program/program.js';
-import { coherentAt } from './coherence.js';
+import { coherentRead } from './coherence.js';
 import { prefixConsistent } from './prefix.js';
 import { othersMayWrite } from './reads.js';
 import type { ExploreState } from './state.js';
@@ -103,7 +103,7 @@ export function matchPending(s: ExploreState, w: Event, from: number, k: () => v
     // Branch: r reads from w ...
     s.pending.splice(i, 1);
     r.rf = w.id;
-    if (coherentAt(s, w.loc) && prefixConsistent(s)) matchPending(s, w, i, k);
+    if (coherentRead(s, r) && prefixConsistent(s)) matchPending(s, w, i, k);
     else s.counts.pruned++;
     r.rf = -1;
     s.pending.splice(i, 0, r.id);

@@ -4,7 +4,7 @@
 
 import type { Event, LockKind } from '../events/event.js';
 import type { Instr } from '../program/program.js';
-import { coherentAt } from './coherence.js';
+import { coherentAppend, coherentRead } from './coherence.js';
 import { matchPending } from './guesses.js';
 import { chooseSource, offer, othersMayWrite, wait } from './reads.js';
 import { newEvent, popEvent, type ExploreState, type ThreadState } from './state.js';
@@ -41,7 +41,7 @@ export function lock(s: ExploreState, t: number, ts: ThreadState, loc: number, a
   if (last.thread === -1 || last.lock === 'UL') {
     lkr.rf = last.id;
     list.push(lkw.id);
-    if (coherentAt(s, loc)) go();
+    if (coherentAppend(s, lkw, lkr)) go();
     else s.counts.pruned++;
     list.pop();
     lkr.rf = -1;
@@ -70,7 +70,7 @@ export function unlock(s: ExploreState, t: number, ts: ThreadState, loc: number,
     );
   if (lkw >= 0 && list[list.length - 1] === lkw) {
     list.push(ul.id);
-    if (coherentAt(s, loc)) attach(s, loc, go);
+    if (coherentAppend(s, ul)) attach(s, loc, go);
     else s.counts.pruned++;
     list.pop();
   } else {
@@ -95,7 +95,7 @@ function attach(s: ExploreState, loc: number, k: () => void): void {
     b.ready = true;
     lkr.rf = last.id;
     list.push(lkr.rmwPartner);
-    if (coherentAt(s, loc)) k(); // the model sees the new order at the next check
+    if (coherentAppend(s, s.events[lkr.rmwPartner], lkr)) k(); // the model sees the new order at the next check
     else s.counts.pruned++;
     list.pop();
     lkr.rf = -1;
@@ -116,7 +116,7 @@ export function lockRead(s: ExploreState, t: number, ts: ThreadState, loc: numbe
     // Inside its own critical section: reads its own lock write.
     r.rf = open;
     r.value = 1;
-    if (coherentAt(s, loc)) k(r);
+    if (coherentRead(s, r)) k(r);
     r.rf = -1;
   } else if (kind === 'RU') {
     const lastOwnUL = lastOwnUnlock(s, t, loc, r.id);

@@ -4,7 +4,7 @@
 
 import type { Annot, Event, LockKind, SrcuKind } from '../events/event.js';
 import type { Instr } from '../program/program.js';
-import { coherentAt } from './coherence.js';
+import { coherentRead } from './coherence.js';
 import { lockForbidsRead } from './locks.js';
 import { prefixConsistent } from './prefix.js';
 import { advance } from './schedule.js';
@@ -44,7 +44,7 @@ export function chooseSource(s: ExploreState, t: number, r: Event, accept: (w: E
       continue;
     }
     r.rf = w.id;
-    if (coherentAt(s, loc)) viable.push(w);
+    if (coherentRead(s, r)) viable.push(w);
     else s.counts.pruned++;
   }
   const willWait = othersMayWrite(s, t, loc);
@@ -82,7 +82,7 @@ export function offer(s: ExploreState, w: Event, from: number, k: () => void): v
     b.ready = true;
     r.rf = w.id;
     r.value = w.value;
-    if (coherentAt(s, w.loc)) offer(s, w, i + 1, k); // the model sees it at the next check
+    if (coherentRead(s, r)) offer(s, w, i + 1, k); // the model sees it at the next check
     else s.counts.pruned++;
     b.ready = false;
     r.rf = -1;

@@ -4,7 +4,7 @@
 
 import type { Annot, Event, LockKind, SrcuKind } from '../events/event.js';
 import type { Instr } from '../program/program.js';
-import { coherentAt } from './coherence.js';
+import { coherentAppend, coherentAt } from './coherence.js';
 import { matchPending } from './guesses.js';
 import { lockForbidsCoBefore } from './locks.js';
 import { prefixConsistent } from './prefix.js';
@@ -54,7 +54,7 @@ function placeInCo(s: ExploreState, w: Event, k: () => void): void {
       continue;
     }
     list.splice(at, 0, w.id);
-    if (coherentAt(s, w.loc)) viable.push(at);
+    if (at === list.length - 1 ? coherentAppend(s, w) : coherentAt(s, w.loc)) viable.push(at);
     else s.counts.pruned++;
     list.splice(at, 1);
   }
