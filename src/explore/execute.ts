@@ -63,14 +63,14 @@ function access(s: ExploreState, t: number, ts: ThreadState, ins: PrimInstr, e: 
   const args = ins.args.map((a) => evalPure(a, ts.regs));
   let dataDeps = 0n;
   for (const i of e.dataArgs) dataDeps |= depsOf(ins.args[i], ts);
-  const base = { loc, addrDeps, ins, annot: e.annot, srcu: e.srcu };
   const done = () =>
     e.fence ? withEvent(s, t, ts, { kind: 'F', loc: -1, value: 0, annot: 'ONCE', fence: e.fence, ins }, () => resume(s, t, ts, -1, 0, 0n)) : resume(s, t, ts, -1, 0, 0n);
   if (!e.reads) {
-    write(s, t, ts, { ...base, value: e.write(0, args) ?? 0, dataDeps }, done);
+    const value = e.write(0, args) ?? 0;
+    write(s, t, ts, { kind: 'W', loc, value, annot: e.annot, fence: undefined, lock: undefined, srcu: e.srcu, isRmw: false, addrDeps, dataDeps, ins }, done);
     return;
   }
-  read(s, t, ts, { ...base, isRmw: e.rmw }, (r) => {
+  read(s, t, ts, { kind: 'R', loc, value: 0, annot: e.annot, fence: undefined, lock: undefined, srcu: e.srcu, isRmw: e.rmw, addrDeps, dataDeps: 0n, ins }, (r) => {
     if (computesWithSymbol(e, r.value, args)) return void dropSymbolic(s);
     const nv = e.write(r.value, args);
     const ret = e.result(r.value, nv, args);

@@ -2,24 +2,23 @@
 // still to come (its thread stops); a write is offered to the waiting reads.
 // When every thread waits, guesses.ts breaks the deadlock.
 
-import type { Annot, Event, LockKind, SrcuKind } from '../events/event.js';
-import type { Instr } from '../program/program.js';
+import type { Event, LockKind } from '../events/event.js';
 import { coherentRead } from './coherence.js';
 import { lockForbidsRead } from './locks.js';
 import { prefixConsistent } from './prefix.js';
 import { advance } from './schedule.js';
-import { newEvent, popEvent, type ExploreState, type ThreadState, type Waiting } from './state.js';
+import { newEvent, popEvent, type EventFields, type ExploreState, type ThreadState, type Waiting } from './state.js';
 
 /** A read event of thread t, given each possible source in turn (chooseSource). */
 export function read(
   s: ExploreState,
   t: number,
   ts: ThreadState,
-  f: { loc: number; annot: Annot; addrDeps: bigint; ins: Instr; isRmw?: boolean; srcu?: SrcuKind },
+  f: EventFields & { kind: 'R' },
   k: (r: Event) => void,
 ): void {
   const saved = ts.po;
-  const r = newEvent(s, t, ts, { kind: 'R', value: 0, ...f });
+  const r = newEvent(s, t, ts, f);
   chooseSource(s, t, r, () => true, k);
   popEvent(s, r);
   ts.po = saved;

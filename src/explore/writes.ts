@@ -2,26 +2,25 @@
 // inside a critical section's lock/unlock pair), then is matched against the
 // guessed reads and offered to the waiting ones.
 
-import type { Annot, Event, LockKind, SrcuKind } from '../events/event.js';
-import type { Instr } from '../program/program.js';
+import type { Event } from '../events/event.js';
 import { coherentAppend, coherentAt } from './coherence.js';
 import { matchPending } from './guesses.js';
 import { lockForbidsCoBefore } from './locks.js';
 import { prefixConsistent } from './prefix.js';
 import { offer } from './reads.js';
-import { newEvent, popEvent, type ExploreState, type ThreadState } from './state.js';
+import { newEvent, popEvent, type EventFields, type ExploreState, type ThreadState } from './state.js';
 
 /** A write event of thread t (the second half of an RMW if `partner` is its read), in each place it may take. */
 export function write(
   s: ExploreState,
   t: number,
   ts: ThreadState,
-  f: { loc: number; annot: Annot; value: number; addrDeps: bigint; dataDeps: bigint; ins?: Instr; isRmw?: boolean; srcu?: SrcuKind; lock?: LockKind },
+  f: EventFields & { kind: 'W' },
   k: (w: Event) => void,
   partner?: Event,
 ): void {
   const saved = ts.po;
-  const w = newEvent(s, t, ts, { kind: 'W', ...f });
+  const w = newEvent(s, t, ts, f);
   if (partner && !f.ins) {
     w.pos = partner.pos;
     w.text = partner.text;
@@ -38,7 +37,7 @@ export function write(
 
 /** The write half of an RMW whose read is r. */
 export function rmwWrite(s: ExploreState, t: number, ts: ThreadState, r: Event, value: number, dataDeps: bigint, k: () => void): void {
-  write(s, t, ts, { loc: r.loc, annot: r.annot, value, addrDeps: r.addrDeps, dataDeps, isRmw: true }, () => k(), r);
+  write(s, t, ts, { kind: 'W', loc: r.loc, value, annot: r.annot, fence: undefined, lock: undefined, srcu: undefined, isRmw: true, addrDeps: r.addrDeps, dataDeps }, () => k(), r);
 }
 
 /** Tries each position of w in the coherence order of its location. */
