@@ -2,7 +2,7 @@
 // instructions between primitives. The choice depends on the state alone,
 // so each execution is built exactly once.
 
-import { evalPure, isSymbolic, pureRegs, type PrimInstr, type PureExpr } from '../program/program.js';
+import { evalPure, isSymbolic, type PrimInstr, type PureExpr } from '../program/program.js';
 import { execPrim } from './execute.js';
 import { breakDeadlock, pendingStillPossible } from './guesses.js';
 import { finish } from './outcomes.js';
@@ -28,13 +28,14 @@ export function advance(s: ExploreState): void {
   tick(s);
   const threads = s.prog.threads;
   const T = threads.length;
-  const saved: [number, ThreadState][] = [];
+  // The states replaced by runLocal's (made only when a thread has register-only instructions to run).
+  let saved: (ThreadState | undefined)[] | undefined;
   try {
     for (let u = 0; u < T; u++) {
       const cur = s.ts[u];
       if (cur.done || threads[u].code[cur.pc]?.op === 'prim') continue;
       const next = cloneThread(cur);
-      saved.push([u, cur]);
+      (saved ??= new Array<ThreadState | undefined>(T))[u] = cur;
       s.ts[u] = next;
       if (!runLocal(s, u, next)) return;
     }
@@ -48,7 +49,7 @@ export function advance(s: ExploreState): void {
     for (let u = 0; u < T; u++) {
       if (s.ts[u].done) continue;
       unfinished = true;
-      const wi = s.waiting.findIndex((b) => b.t === u);
+      const wi = waitingOf(s, u);
       if (wi < 0) {
         const ts = s.ts[u];
         execPrim(s, u, ts, threads[u].code[ts.pc] as PrimInstr);
@@ -64,8 +65,14 @@ export function advance(s: ExploreState): void {
     if (unfinished) breakDeadlock(s);
     else finish(s);
   } finally {
-    for (let i = saved.length - 1; i >= 0; i--) s.ts[saved[i][0]] = saved[i][1];
+    if (saved) for (let u = 0; u < T; u++) if (saved[u]) s.ts[u] = saved[u]!;
   }
+}
+
+/** The index in s.waiting of thread u's waiting read, or -1. */
+function waitingOf(s: ExploreState, u: number): number {
+  for (let i = 0; i < s.waiting.length; i++) if (s.waiting[i].t === u) return i;
+  return -1;
 }
 
 /** Runs thread u's register-only instructions; false if the path is cut. */
@@ -116,23 +123,45 @@ function runLocal(s: ExploreState, u: number, ts: ThreadState): boolean {
   }
 }
 
-/** Continues thread t after an instruction that produced `value` (with deps) in register dst. */
+/**
+ * Continues thread t after an instruction that produced `value` (with deps)
+ * in register dst. ts, the thread's state at the instruction, is changed in
+ * place and restored on return (runLocal works on a copy).
+ */
 export function resume(s: ExploreState, t: number, ts: ThreadState, dst: number, value: number, deps: bigint): void {
-  const next = cloneThread(ts);
+  const prev = s.ts[t];
+  const oldValue = dst >= 0 ? ts.regs[dst] : 0;
+  const oldDeps = dst >= 0 ? ts.deps[dst] : 0n;
   if (dst >= 0) {
-    next.regs[dst] = value;
-    next.deps[dst] = deps;
+    ts.regs[dst] = value;
+    ts.deps[dst] = deps;
   }
-  next.pc++;
-  s.ts[t] = next;
-  advance(s);
+  ts.pc++;
   s.ts[t] = ts;
+  try {
+    advance(s);
+  } finally {
+    ts.pc--;
+    if (dst >= 0) {
+      ts.regs[dst] = oldValue;
+      ts.deps[dst] = oldDeps;
+    }
+    s.ts[t] = prev;
+  }
 }
 
 /** Whether e reads a register that holds a symbolic value. */
 export function usesSymbol(e: PureExpr, ts: ThreadState): boolean {
-  for (const r of pureRegs(e)) if (isSymbolic(ts.regs[r])) return true;
-  return false;
+  switch (e.k) {
+    case 'reg':
+      return isSymbolic(ts.regs[e.r]);
+    case 'un':
+      return usesSymbol(e.a, ts);
+    case 'bin':
+      return usesSymbol(e.a, ts) || usesSymbol(e.b, ts);
+    default:
+      return false;
+  }
 }
 
 /**
@@ -147,7 +176,14 @@ export function dropSymbolic(s: ExploreState): false {
 
 /** The reads the value of e depends on. */
 export function depsOf(e: PureExpr, ts: ThreadState): bigint {
-  let d = 0n;
-  for (const r of pureRegs(e)) d |= ts.deps[r];
-  return d;
+  switch (e.k) {
+    case 'reg':
+      return ts.deps[e.r];
+    case 'un':
+      return depsOf(e.a, ts);
+    case 'bin':
+      return depsOf(e.a, ts) | depsOf(e.b, ts);
+    default:
+      return 0n;
+  }
 }
