@@ -41,7 +41,13 @@ export interface Event {
   isRmw: boolean;
   /** The other half of a successful RMW pair (the rmw relation), or -1. */
   rmwPartner: number;
-  /** Reads this access's address, written value and position depend on. */
+  /**
+   * Reads this access's address, written value and position depend on: a
+   * bit per event id in an Execution's events; while the explorer builds
+   * them (src/explore), a bit per program-order position in the event's
+   * own thread (dependencies never cross threads), which is what the
+   * structure cache keys on.
+   */
   addrDeps: bigint;
   dataDeps: bigint;
   ctrlDeps: bigint;

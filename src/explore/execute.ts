@@ -11,7 +11,8 @@ import { depsOf, dropSymbolic, resume, usesSymbol } from './schedule.js';
 import { withEvent, type ExploreState, type ThreadState } from './state.js';
 import { rmwWrite, write } from './writes.js';
 
-const BIT = (i: number): bigint => 1n << BigInt(i);
+/** A read's bit in a dependency set: its position in its thread's program order. */
+const BIT = (r: Event): bigint => 1n << BigInt(r.poIndex);
 
 export function execPrim(s: ExploreState, t: number, ts: ThreadState, ins: PrimInstr): void {
   const e = effectOf(ins.prim);
@@ -32,7 +33,7 @@ export function execPrim(s: ExploreState, t: number, ts: ThreadState, ins: PrimI
     return;
   }
   const addrDeps = depsOf(ins.addr, ts);
-  const returned = (value: number) => (r: Event) => resume(s, t, ts, ins.dst, value, BIT(r.id));
+  const returned = (value: number) => (r: Event) => resume(s, t, ts, ins.dst, value, BIT(r));
   switch (e.shape) {
     case 'access':
       access(s, t, ts, ins, e, loc, addrDeps);
@@ -74,9 +75,9 @@ function access(s: ExploreState, t: number, ts: ThreadState, ins: PrimInstr, e: 
     if (computesWithSymbol(e, r.value, args)) return void dropSymbolic(s);
     const nv = e.write(r.value, args);
     const ret = e.result(r.value, nv, args);
-    if (nv === undefined) return resume(s, t, ts, ins.dst, ret, BIT(r.id));
-    const deps = e.dataFromRead ? dataDeps | BIT(r.id) : dataDeps;
-    rmwWrite(s, t, ts, r, nv, deps, () => resume(s, t, ts, ins.dst, ret, BIT(r.id)));
+    if (nv === undefined) return resume(s, t, ts, ins.dst, ret, BIT(r));
+    const deps = e.dataFromRead ? dataDeps | BIT(r) : dataDeps;
+    rmwWrite(s, t, ts, r, nv, deps, () => resume(s, t, ts, ins.dst, ret, BIT(r)));
   });
 }
 

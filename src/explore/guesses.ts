@@ -114,16 +114,18 @@ export function matchPending(s: ExploreState, w: Event, from: number, k: () => v
 
 /** Whether write w's value is computed from read r's (data dependencies, through rf). */
 function valueDependsOn(s: ExploreState, w: Event, r: Event): boolean {
-  const seen = new Set<number>();
+  const seen = new Set<Event>();
   const todo = [w];
   while (todo.length > 0) {
     const x = todo.pop()!;
+    // Dependencies are positions in x's thread (see Event.addrDeps).
     for (let deps = x.dataDeps, i = 0; deps !== 0n; deps >>= 1n, i++) {
-      if (!(deps & 1n) || seen.has(i)) continue;
-      seen.add(i);
-      if (i === r.id) return true;
-      const src = s.events[i].rf;
-      if (src >= 0 && s.events[src].thread >= 0) todo.push(s.events[src]);
+      if (!(deps & 1n)) continue;
+      const d = s.events.find((e) => e.thread === x.thread && e.poIndex === i);
+      if (!d || seen.has(d)) continue;
+      seen.add(d);
+      if (d === r) return true;
+      if (d.rf >= 0 && s.events[d.rf].thread >= 0) todo.push(s.events[d.rf]);
     }
   }
   return false;

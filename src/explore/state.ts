@@ -20,7 +20,7 @@ export interface ThreadState {
   done: boolean;
   pc: number;
   regs: number[];
-  /** Per register, the reads (as a bit per event id) its value depends on. */
+  /** Per register, the reads its value depends on (a bit per program-order position in the thread: see Event.addrDeps). */
   deps: bigint[];
   ctrl: bigint;
   /** Control dependencies saved at the start of each enclosing if/while. */

@@ -2,7 +2,7 @@
 // relations herd gives a cat model (po, rf, co, rmw, dependencies, the
 // annotation sets). Models in models/ derive everything else from these.
 
-import type { Event, EventShape } from '../events/event.js';
+import type { Annot, Event, EventShape, FenceKind, LockKind, SrcuKind } from '../events/event.js';
 import type { Program } from '../program/program.js';
 import { EventSet, lasting, Relation } from '../relation/relation.js';
 
@@ -82,6 +82,8 @@ export interface Structure {
  */
 export class StructureCache {
   private readonly shapeIds = new Map<string, number>();
+  private readonly packedIds = new Map<number, number>();
+  private shapeCount = 0;
   private root: ShapeNode = { next: new Map() };
   private nodeCount = 0;
   /** Numbering buffers, reused from one candidate to the next (see `generation`). */
@@ -159,27 +161,61 @@ export class StructureCache {
     return assemble(prog, events, rf, co, st);
   }
 
+  /** The explorer's events carry dependencies as positions in their thread already (see Event.addrDeps). */
   private shapeOf(e: Event, evs: readonly Event[]): EventShape {
     const known = e.shape;
     if (known && known.owner === this && known.partner === e.rmwPartner) return known;
-    const local = (bits: bigint) => {
-      let out = 0n;
-      for (let i = 0; bits !== 0n; i++, bits >>= 1n) if (bits & 1n) out |= 1n << BigInt(evs[i].poIndex);
-      return out;
-    };
-    const addr = local(e.addrDeps);
-    const data = local(e.dataDeps);
-    const ctrl = local(e.ctrlDeps);
     const partner = e.rmwPartner >= 0 ? evs[e.rmwPartner].poIndex : -1;
-    const key = `${e.thread},${e.kind},${e.loc},${e.annot},${e.fence ?? ''},${e.lock ?? ''},${e.srcu ?? ''},` +
-      `${e.isRmw ? 1 : 0},${partner},${addr},${data},${ctrl}`;
-    let id = this.shapeIds.get(key);
-    if (id === undefined) this.shapeIds.set(key, (id = this.shapeIds.size));
-    const sh: EventShape = { id, owner: this, partner: e.rmwPartner, addr, data, ctrl };
+    const sh: EventShape = { id: this.shapeId(e, partner), owner: this, partner: e.rmwPartner, addr: e.addrDeps, data: e.dataDeps, ctrl: e.ctrlDeps };
     e.shape = sh;
     return sh;
   }
+
+  /**
+   * The interned id of what a structure depends on in e: its fields packed
+   * into one number where they fit (no dependencies, small thread, location
+   * and partner numbers: most events), else a string.
+   */
+  private shapeId(e: Event, partner: number): number {
+    // Each enumerated field as 0 (absent) or 1 + its index; -1 if unknown.
+    const annot = ANNOTS.indexOf(e.annot);
+    const fence = e.fence === undefined ? 0 : FENCES.indexOf(e.fence) + 1 || -1;
+    const lock = e.lock === undefined ? 0 : LOCKS.indexOf(e.lock) + 1 || -1;
+    const srcu = e.srcu === undefined ? 0 : SRCUS.indexOf(e.srcu) + 1 || -1;
+    const packable = e.addrDeps === 0n && e.dataDeps === 0n && e.ctrlDeps === 0n &&
+      annot >= 0 && fence >= 0 && lock >= 0 && srcu >= 0 && e.thread < 1023 && e.loc < 2047 && partner < 1023;
+    if (packable) {
+      let code = e.thread + 1; // 10 bits
+      code = code * 2048 + e.loc + 1; // 11
+      code = code * 4 + (e.kind === 'R' ? 0 : e.kind === 'W' ? 1 : 2); // 2
+      code = code * 8 + annot; // 3
+      code = code * 16 + fence; // 4
+      code = code * 8 + lock; // 3
+      code = code * 4 + srcu; // 2
+      code = code * 2 + (e.isRmw ? 1 : 0); // 1
+      code = code * 1024 + partner + 1; // 10: 46 bits in all, exact in a double
+      return this.intern(this.packedIds, code);
+    }
+    const key = `${e.thread},${e.kind},${e.loc},${e.annot},${e.fence ?? ''},${e.lock ?? ''},${e.srcu ?? ''},` +
+      `${e.isRmw ? 1 : 0},${partner},${e.addrDeps},${e.dataDeps},${e.ctrlDeps}`;
+    return this.intern(this.shapeIds, key);
+  }
+
+  private intern<K>(ids: Map<K, number>, key: K): number {
+    let id = ids.get(key);
+    if (id === undefined) ids.set(key, (id = this.shapeCount++));
+    return id;
+  }
 }
+
+// The values of an event's enumerated fields, for packing a shape in a number (FENCES has at most 15).
+const ANNOTS: readonly Annot[] = ['ONCE', 'ACQUIRE', 'RELEASE', 'MB', 'NORETURN', 'PLAIN'];
+const FENCES: readonly FenceKind[] = [
+  'mb', 'rmb', 'wmb', 'barrier', 'rcu-lock', 'rcu-unlock', 'sync-rcu',
+  'before-atomic', 'after-atomic', 'after-spinlock', 'after-unlock-lock', 'after-srcu-read-unlock',
+];
+const LOCKS: readonly LockKind[] = ['LKR', 'LKW', 'UL', 'LF', 'RL', 'RU'];
+const SRCUS: readonly SrcuKind[] = ['srcu-lock', 'srcu-unlock', 'sync-srcu'];
 
 /** The events in canonical order: order[c] is the explorer's id of canonical event c. */
 function canonicalEvents(evs: readonly Event[], n: number, order: Int32Array, newId: Int32Array, base: Int32Array): Event[] {
@@ -235,20 +271,47 @@ export function buildExecution(prog: Program, events: readonly Event[], coLists:
     if (e.kind === 'R' && e.rf >= 0) rf.add(e.rf, a);
   }
   const st = lasting(() => buildStructure(events as Event[]));
-  return assemble(prog, () => events as Event[], rf, coLists as number[][], st);
+  const x = assemble(prog, () => events as Event[], rf, coLists as number[][], st);
+  // An execution that is kept makes its lazy parts now, in the memory the
+  // rest is in (later, inside a model's scratch(), they would not last).
+  void x.rel.co;
+  void x.sets.FW;
+  return x;
 }
 
-/** The execution object; `events` is made by the given function when first read. */
+/**
+ * The execution object; `events` is made by the given function when first
+ * read, FW and the co relation when first asked for (a check that decides
+ * on rf and the coherence lists alone never builds them).
+ */
 function assemble(prog: Program, events: () => Event[], rf: Relation, coLists: number[][], st: Structure): Execution {
   const n = rf.n;
-  // Final writes, of the locations the final state shows (as herd's FW).
+  return {
+    n,
+    get events() {
+      return events();
+    },
+    co: coLists,
+    locations: prog.locations,
+    sets: new CandidateSets(st.sets, prog, coLists, n),
+    rel: new CandidateRelations(st.rel, rf, coLists),
+    structure: st,
+  };
+}
+
+/** Final writes, of the locations the final state shows (as herd's FW). */
+function finalWrites(prog: Program, n: number, coLists: readonly number[][]): EventSet {
   const FW = new EventSet(n);
   for (const o of prog.observed ?? []) {
     if (o.kind !== 'mem') continue;
     const l = coLists[o.loc];
     if (l && l.length > 0) FW.add(l[l.length - 1]);
   }
-  // Whole rows: each write is coherence-before every write after it in its list.
+  return FW;
+}
+
+/** co from the lists, whole rows: each write is coherence-before every write after it in its list. */
+function coherenceRelation(n: number, coLists: readonly number[][]): Relation {
   const co = new Relation(n);
   for (const l of coLists) {
     const after = new EventSet(n);
@@ -257,32 +320,42 @@ function assemble(prog: Program, events: () => Event[], rf: Relation, coLists: n
       after.add(l[i]);
     }
   }
-  return {
-    n,
-    get events() {
-      return events();
-    },
-    co: coLists,
-    locations: prog.locations,
-    sets: withFinalWrites(st.sets, FW),
-    rel: withCommunication(st.rel, rf, co),
-    structure: st,
-  };
+  return co;
 }
 
-/** The structure's sets and this candidate's final writes (fields listed: one object shape for V8). */
-function withFinalWrites(S: Structure['sets'], FW: EventSet): BaseSets {
-  return {
-    R: S.R, W: S.W, M: S.M, F: S.F, IW: S.IW, FW, all: S.all,
-    ONCE: S.ONCE, ACQUIRE: S.ACQUIRE, RELEASE: S.RELEASE, MB: S.MB, NORETURN: S.NORETURN, PLAIN: S.PLAIN, RMW: S.RMW,
-    LKR: S.LKR, LKW: S.LKW, UL: S.UL, LF: S.LF, RL: S.RL, RU: S.RU,
-    SrcuLock: S.SrcuLock, SrcuUnlock: S.SrcuUnlock, SyncSrcu: S.SyncSrcu, fence: S.fence,
-  };
+/** The structure's sets and this candidate's final writes (made when first read). */
+class CandidateSets implements BaseSets {
+  readonly R: EventSet; readonly W: EventSet; readonly M: EventSet; readonly F: EventSet; readonly IW: EventSet;
+  readonly all: EventSet; readonly ONCE: EventSet; readonly ACQUIRE: EventSet; readonly RELEASE: EventSet;
+  readonly MB: EventSet; readonly NORETURN: EventSet; readonly PLAIN: EventSet; readonly RMW: EventSet;
+  readonly LKR: EventSet; readonly LKW: EventSet; readonly UL: EventSet; readonly LF: EventSet; readonly RL: EventSet;
+  readonly RU: EventSet; readonly SrcuLock: EventSet; readonly SrcuUnlock: EventSet; readonly SyncSrcu: EventSet;
+  readonly fence: (kind: string) => EventSet;
+  private finals?: EventSet;
+  constructor(S: Structure['sets'], private readonly prog: Program, private readonly coLists: number[][], private readonly n: number) {
+    this.R = S.R; this.W = S.W; this.M = S.M; this.F = S.F; this.IW = S.IW; this.all = S.all;
+    this.ONCE = S.ONCE; this.ACQUIRE = S.ACQUIRE; this.RELEASE = S.RELEASE; this.MB = S.MB;
+    this.NORETURN = S.NORETURN; this.PLAIN = S.PLAIN; this.RMW = S.RMW;
+    this.LKR = S.LKR; this.LKW = S.LKW; this.UL = S.UL; this.LF = S.LF; this.RL = S.RL; this.RU = S.RU;
+    this.SrcuLock = S.SrcuLock; this.SrcuUnlock = S.SrcuUnlock; this.SyncSrcu = S.SyncSrcu; this.fence = S.fence;
+  }
+  get FW(): EventSet {
+    return (this.finals ??= finalWrites(this.prog, this.n, this.coLists));
+  }
 }
 
-/** The structure's relations and this candidate's rf and co. */
-function withCommunication(B: Structure['rel'], rf: Relation, co: Relation): BaseRelations {
-  return { po: B.po, rf, co, rmw: B.rmw, addr: B.addr, data: B.data, ctrl: B.ctrl, loc: B.loc, int: B.int, ext: B.ext, id: B.id };
+/** The structure's relations and this candidate's rf and co (the relation made when first read). */
+class CandidateRelations implements BaseRelations {
+  readonly po: Relation; readonly rmw: Relation; readonly addr: Relation; readonly data: Relation; readonly ctrl: Relation;
+  readonly loc: Relation; readonly int: Relation; readonly ext: Relation; readonly id: Relation;
+  private coherence?: Relation;
+  constructor(B: Structure['rel'], readonly rf: Relation, private readonly coLists: number[][]) {
+    this.po = B.po; this.rmw = B.rmw; this.addr = B.addr; this.data = B.data; this.ctrl = B.ctrl;
+    this.loc = B.loc; this.int = B.int; this.ext = B.ext; this.id = B.id;
+  }
+  get co(): Relation {
+    return (this.coherence ??= coherenceRelation(this.rf.n, this.coLists));
+  }
 }
 
 function buildStructure(events: Event[]): Structure {
