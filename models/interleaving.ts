@@ -1,10 +1,11 @@
 // Whether a candidate execution is an interleaving: some total order of its
-// events extends program order and every communication (rf, co, fr), keeps
-// each read-modify-write atomic (no other thread's write coherence-between
-// its read's write and its own), and puts no grace period inside a read-side
-// critical section it waits for (models/grace-periods.ts). Such an
-// execution is sequentially consistent, and every model here allows it
-// under the conditions each states (models/sc.ts, models/lkmm.ts).
+// events extends the part of program order a model needs kept (all of it
+// for sequential consistency, less for weaker models), and every
+// communication (rf, co, fr), keeps each read-modify-write atomic (no other
+// thread's write coherence-between its read's write and its own), and puts
+// no grace period inside a read-side critical section it waits for
+// (models/grace-periods.ts). models/lkmm.ts says when the LKMM allows every
+// such execution.
 //
 // The order is searched for greedily, by Kahn's algorithm: an event is
 // placed once everything ordered before it is, grace periods as soon as no
@@ -18,6 +19,8 @@ import type { GraceConstraint } from './grace-periods.js';
 
 /** What the search needs beyond the execution, fixed per event structure. */
 export interface InterleavingShape {
+  /** The program-order edges the order must keep (a part of po). */
+  order: Relation;
   /** Read and write of each read-modify-write, flattened: [r0, w0, r1, w1, ...]. */
   rmw: Int32Array;
   grace: readonly GraceConstraint[];
@@ -58,7 +61,7 @@ export function findsInterleaving(x: Execution, shape: InterleavingShape): boole
   const s = scratchArrays.size(x.n);
   indexCommunication(x, s);
   if (!atomic(x, shape.rmw, s)) return false;
-  return shape.grace.length === 0 ? topological(x, s) : topologicalWithGrace(x, shape.grace, s);
+  return shape.grace.length === 0 ? topological(x, shape.order, s) : topologicalWithGrace(x, shape.order, shape.grace, s);
 }
 
 /** rf's source of each read; each write's coherence successor, list and place in it. */
@@ -110,11 +113,11 @@ function forEachSuccessor(r: Relation, a: number, f: (b: number) => void): void 
 }
 
 /**
- * Calls f on each immediate successor of a in po | rf | co | fr (co and fr
- * through the coherence successor only: the rest follows by transitivity).
+ * Calls f on each successor of a in order | rf | co | fr (co and fr through
+ * the coherence successor only: the rest follows by transitivity).
  */
-function forEachEdge(x: Execution, s: Scratch, a: number, f: (b: number) => void): void {
-  forEachSuccessor(x.rel.po, a, f);
+function forEachEdge(x: Execution, order: Relation, s: Scratch, a: number, f: (b: number) => void): void {
+  forEachSuccessor(order, a, f);
   forEachSuccessor(x.rel.rf, a, f);
   const next = s.coNext[a];
   if (next >= 0) f(next);
@@ -125,14 +128,14 @@ function forEachEdge(x: Execution, s: Scratch, a: number, f: (b: number) => void
   }
 }
 
-function countIndegrees(x: Execution, s: Scratch): void {
+function countIndegrees(x: Execution, order: Relation, s: Scratch): void {
   s.indegree.fill(0, 0, x.n);
-  for (let a = 0; a < x.n; a++) forEachEdge(x, s, a, (b) => s.indegree[b]++);
+  for (let a = 0; a < x.n; a++) forEachEdge(x, order, s, a, (b) => s.indegree[b]++);
 }
 
-/** Kahn's algorithm: whether po | rf | co | fr is acyclic. */
-function topological(x: Execution, s: Scratch): boolean {
-  countIndegrees(x, s);
+/** Kahn's algorithm: whether order | rf | co | fr is acyclic. */
+function topological(x: Execution, order: Relation, s: Scratch): boolean {
+  countIndegrees(x, order, s);
   let top = 0;
   for (let a = 0; a < x.n; a++) if (s.indegree[a] === 0) s.ready[top++] = a;
   let placed = 0;
@@ -142,7 +145,7 @@ function topological(x: Execution, s: Scratch): boolean {
   while (top > 0) {
     const a = s.ready[--top];
     placed++;
-    forEachEdge(x, s, a, release);
+    forEachEdge(x, order, s, a, release);
   }
   return placed === x.n;
 }
@@ -153,8 +156,8 @@ function topological(x: Execution, s: Scratch): boolean {
  * unlocked); among the events ready, grace periods and ordinary events go
  * first, read-side locks last.
  */
-function topologicalWithGrace(x: Execution, grace: readonly GraceConstraint[], s: Scratch): boolean {
-  countIndegrees(x, s);
+function topologicalWithGrace(x: Execution, order: Relation, grace: readonly GraceConstraint[], s: Scratch): boolean {
+  countIndegrees(x, order, s);
   s.placed.fill(0, 0, x.n);
   const isSectionLock = (e: number) => grace.some((c) => c.lock === e);
   const blocked = (e: number) => grace.some((c) => c.gp === e && s.placed[c.lock] === 1 && s.placed[c.unlock] === 0);
@@ -181,7 +184,7 @@ function topologicalWithGrace(x: Execution, grace: readonly GraceConstraint[], s
     s.ready[pick] = s.ready[--top];
     s.placed[a] = 1;
     placed++;
-    forEachEdge(x, s, a, release);
+    forEachEdge(x, order, s, a, release);
   }
   return placed === x.n;
 }

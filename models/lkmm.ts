@@ -81,7 +81,13 @@ function staticRelations(x: Execution) {
   // lock.cat's lock-nest: a lock taken again, no unlock between, deadlocks.
   const lockNest = !S.LKR.isEmpty() &&
     !S.LKW.id().seq(poLoc).seq(S.LKR.id()).minus(poLoc.seq(S.UL.id()).seq(poLoc)).isEmpty();
-  const interleaving = lockNest || !Plain.isEmpty() ? undefined : interleavingShape(x, rmwAll, rcuRscs, SyncRcu);
+  // The program-order edges any relation below is made of (see interleavingShape).
+  const ordering = () => {
+    const graceMarks = SyncRcu.or(S.fence('rcu-lock'), S.fence('rcu-unlock'));
+    return poLoc.or(rmwAll, B.addr, B.data, B.ctrl, mbPo, gp, rmb, wmb, acqPo, poRel)
+      .or(poUnlockPoLockPo, poToUnlock, lockToPo, rcuRscs, po.restrict(undefined, graceMarks), po.restrict(graceMarks, undefined));
+  };
+  const interleaving = lockNest || !Plain.isEmpty() ? undefined : interleavingShape(x, ordering, rmwAll, rcuRscs, SyncRcu);
   return {
     FailedRMW, Acquire, Release, Mb, Noreturn, Marked, Plain, rcuRscs, poLoc, lkRmw, rmwAll, acqPo, poRel,
     R4rmb, rmb, wmb, mbPo, SyncRcu, gp, barrier, poUnlockPoLockPo, hasRcu, fencerel, poToUnlock, lockToPo, hasLocks,
@@ -94,23 +100,29 @@ function staticRelations(x: Execution) {
 
 /**
  * When the LKMM allows every interleaving of these events (see
- * models/interleaving.ts): every axiom below but plain-coherence, and every
- * relation it orders, is made of po, rf, co and fr edges, so a total order
- * extending those keeps hb, pb and coherence acyclic. rcu-order runs from
- * a grace period or an rcu_read_unlock to a grace period or an
+ * models/interleaving.ts), and which program order it must keep. Every
+ * relation of the axioms below but plain-coherence is made of rf, co, fr
+ * and program-order edges of a few kinds, known from the events alone:
+ * po-loc, rmw, dependencies, fences (smp_mb() and fully ordered RMWs, grace
+ * periods, smp_rmb(), smp_wmb(), acquire, release), the edges through a
+ * lock's unlock and next lock, and program order into and out of grace
+ * periods and RCU read-side locks and unlocks (rcu-link and rcu-fence), with
+ * each critical section's lock before its unlock. A total order extending
+ * those and rf, co, fr keeps coherence, hb and pb acyclic. rcu-order runs
+ * from a grace period or an rcu_read_unlock to a grace period or an
  * rcu_read_lock, each step forward in that order as long as no grace period
  * is inside a critical section it waits for; so rb, which starts with
  * prop ; po and ends in the order, is irreflexive. What remains: lock-nest,
- * checked statically; atomicity, checked by the search; plain accesses
+ * decided statically; atomicity, checked by the search; plain accesses
  * (plain-coherence and data races need the whole model) and SRCU (its
  * critical sections follow values through memory) keep the full check.
  */
-function interleavingShape(x: Execution, rmwAll: Relation, rcuRscs: Relation, syncRcu: EventSet): InterleavingShape | undefined {
+function interleavingShape(x: Execution, ordering: () => Relation, rmwAll: Relation, rcuRscs: Relation, syncRcu: EventSet): InterleavingShape | undefined {
   const S = x.sets;
   if (!S.SrcuLock.isEmpty() || !S.SrcuUnlock.isEmpty() || !S.SyncSrcu.isEmpty()) return undefined;
   const grace: GraceConstraint[] = [];
   for (const [lock, unlock] of rcuRscs.pairs()) for (const gp of syncRcu.members()) grace.push({ lock, unlock, gp });
-  return { rmw: Int32Array.from(rmwAll.pairs().flat()), grace };
+  return { order: ordering(), rmw: Int32Array.from(rmwAll.pairs().flat()), grace };
 }
 
 type StaticLkmm = ReturnType<typeof staticRelations>;
