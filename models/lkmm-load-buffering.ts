@@ -29,7 +29,25 @@ export function mayCycleThrough(reads: readonly WaitingRead[]): boolean {
   return !reads.every(orderedBeforeItsLaterWrites);
 }
 
-function orderedBeforeItsLaterWrites({ read: r, thread, pc, ins }: WaitingRead): boolean {
+/**
+ * The answers for each thread, by the read's place and location: the
+ * analysis reads only the program, and the explorer asks again at every
+ * deadlock it meets.
+ */
+const answers = new WeakMap<Thread, Map<number, boolean>>();
+
+function orderedBeforeItsLaterWrites(w: WaitingRead): boolean {
+  // pc and location identify the read (its annotation and primitive are the instruction's).
+  if (w.read.loc + 1 >= 0x10000) return analyse(w);
+  const key = w.pc * 0x10000 + (w.read.loc + 1);
+  let known = answers.get(w.thread);
+  if (!known) answers.set(w.thread, (known = new Map()));
+  let answer = known.get(key);
+  if (answer === undefined) known.set(key, (answer = analyse(w)));
+  return answer;
+}
+
+function analyse({ read: r, thread, pc, ins }: WaitingRead): boolean {
   if (r.annot === 'PLAIN') return false;
   const e = effectOf(ins.prim);
   // A read that may belong to a failed RMW (cmpxchg, add_unless) may
