@@ -28,10 +28,10 @@ export interface InterleavingShape {
 
 /**
  * Working arrays, reused from one call to the next (the search runs per
- * candidate; it keeps nothing between calls).
+ * candidate; it keeps nothing between calls). The graph is kept as
+ * successor lists: the successors of a are succ[start[a] .. start[a+1]).
  */
 class Scratch {
-  n = 0;
   rfSource = new Int32Array(64);
   coNext = new Int32Array(64);
   coPos = new Int32Array(64);
@@ -39,6 +39,8 @@ class Scratch {
   indegree = new Int32Array(64);
   ready = new Int32Array(64);
   placed = new Uint8Array(64);
+  start = new Int32Array(65);
+  succ = new Int32Array(256);
   size(n: number): this {
     if (this.rfSource.length < n) {
       const m = 2 * n;
@@ -49,9 +51,16 @@ class Scratch {
       this.indegree = new Int32Array(m);
       this.ready = new Int32Array(m);
       this.placed = new Uint8Array(m);
+      this.start = new Int32Array(m + 1);
     }
-    this.n = n;
     return this;
+  }
+  /** Room for `more` successors after the first `used`. */
+  room(used: number, more: number): void {
+    if (used + more <= this.succ.length) return;
+    const bigger = new Int32Array(2 * (used + more));
+    bigger.set(this.succ.subarray(0, used));
+    this.succ = bigger;
   }
 }
 const scratchArrays = new Scratch();
@@ -61,7 +70,8 @@ export function findsInterleaving(x: Execution, shape: InterleavingShape): boole
   const s = scratchArrays.size(x.n);
   indexCommunication(x, s);
   if (!atomic(x, shape.rmw, s)) return false;
-  return shape.grace.length === 0 ? topological(x, shape.order, s) : topologicalWithGrace(x, shape.order, shape.grace, s);
+  buildGraph(x, shape.order, s);
+  return shape.grace.length === 0 ? topological(x.n, s) : topologicalWithGrace(x.n, shape.grace, s);
 }
 
 /** rf's source of each read; each write's coherence successor, list and place in it. */
@@ -71,7 +81,17 @@ function indexCommunication(x: Execution, s: Scratch): void {
   s.coNext.fill(-1, 0, n);
   s.coList.fill(-1, 0, n);
   const rf = x.rel.rf;
-  for (let w = 0; w < n; w++) forEachSuccessor(rf, w, (r) => (s.rfSource[r] = w));
+  for (let w = 0; w < n; w++) {
+    const base = rf.off + w * rf.w;
+    for (let k = 0; k < rf.w; k++) {
+      let word = rf.buf[base + k];
+      while (word !== 0) {
+        const bit = word & -word;
+        s.rfSource[(k << 5) + (31 - Math.clz32(bit))] = w;
+        word ^= bit;
+      }
+    }
+  }
   for (let l = 0; l < x.co.length; l++) {
     const list = x.co[l];
     for (let i = 0; i < list.length; i++) {
@@ -99,55 +119,55 @@ function atomic(x: Execution, rmw: Int32Array, s: Scratch): boolean {
   return true;
 }
 
-/** Calls f on each b with (a, b) in r. */
-function forEachSuccessor(r: Relation, a: number, f: (b: number) => void): void {
+/**
+ * The successor lists of order | rf | co | fr (co and fr through the
+ * coherence successor only: the rest follows by transitivity), and each
+ * event's number of predecessors.
+ */
+function buildGraph(x: Execution, order: Relation, s: Scratch): void {
+  const { n } = x;
+  const rf = x.rel.rf;
+  let used = 0;
+  for (let a = 0; a < n; a++) {
+    s.start[a] = used;
+    s.room(used, 64 * order.w + 2);
+    used = pushRow(order, a, s.succ, used);
+    used = pushRow(rf, a, s.succ, used);
+    const next = s.coNext[a];
+    if (next >= 0) s.succ[used++] = next;
+    const src = s.rfSource[a];
+    if (src >= 0 && s.coNext[src] >= 0) s.succ[used++] = s.coNext[src];
+  }
+  s.start[n] = used;
+  s.indegree.fill(0, 0, n);
+  for (let i = 0; i < used; i++) s.indegree[s.succ[i]]++;
+}
+
+/** Appends row a of r to succ from `used`; returns the new length. */
+function pushRow(r: Relation, a: number, succ: Int32Array, used: number): number {
   const base = r.off + a * r.w;
   for (let k = 0; k < r.w; k++) {
     let word = r.buf[base + k];
     while (word !== 0) {
       const bit = word & -word;
-      f((k << 5) + (31 - Math.clz32(bit)));
+      succ[used++] = (k << 5) + (31 - Math.clz32(bit));
       word ^= bit;
     }
   }
+  return used;
 }
 
-/**
- * Calls f on each successor of a in order | rf | co | fr (co and fr through
- * the coherence successor only: the rest follows by transitivity).
- */
-function forEachEdge(x: Execution, order: Relation, s: Scratch, a: number, f: (b: number) => void): void {
-  forEachSuccessor(order, a, f);
-  forEachSuccessor(x.rel.rf, a, f);
-  const next = s.coNext[a];
-  if (next >= 0) f(next);
-  const src = s.rfSource[a];
-  if (src >= 0) {
-    const overwritten = s.coNext[src];
-    if (overwritten >= 0 && overwritten !== a) f(overwritten);
-  }
-}
-
-function countIndegrees(x: Execution, order: Relation, s: Scratch): void {
-  s.indegree.fill(0, 0, x.n);
-  for (let a = 0; a < x.n; a++) forEachEdge(x, order, s, a, (b) => s.indegree[b]++);
-}
-
-/** Kahn's algorithm: whether order | rf | co | fr is acyclic. */
-function topological(x: Execution, order: Relation, s: Scratch): boolean {
-  countIndegrees(x, order, s);
+/** Kahn's algorithm: whether the graph is acyclic. */
+function topological(n: number, s: Scratch): boolean {
   let top = 0;
-  for (let a = 0; a < x.n; a++) if (s.indegree[a] === 0) s.ready[top++] = a;
+  for (let a = 0; a < n; a++) if (s.indegree[a] === 0) s.ready[top++] = a;
   let placed = 0;
-  const release = (b: number) => {
-    if (--s.indegree[b] === 0) s.ready[top++] = b;
-  };
   while (top > 0) {
     const a = s.ready[--top];
     placed++;
-    forEachEdge(x, order, s, a, release);
+    for (let i = s.start[a]; i < s.start[a + 1]; i++) if (--s.indegree[s.succ[i]] === 0) s.ready[top++] = s.succ[i];
   }
-  return placed === x.n;
+  return placed === n;
 }
 
 /**
@@ -156,17 +176,13 @@ function topological(x: Execution, order: Relation, s: Scratch): boolean {
  * unlocked); among the events ready, grace periods and ordinary events go
  * first, read-side locks last.
  */
-function topologicalWithGrace(x: Execution, order: Relation, grace: readonly GraceConstraint[], s: Scratch): boolean {
-  countIndegrees(x, order, s);
-  s.placed.fill(0, 0, x.n);
+function topologicalWithGrace(n: number, grace: readonly GraceConstraint[], s: Scratch): boolean {
+  s.placed.fill(0, 0, n);
   const isSectionLock = (e: number) => grace.some((c) => c.lock === e);
   const blocked = (e: number) => grace.some((c) => c.gp === e && s.placed[c.lock] === 1 && s.placed[c.unlock] === 0);
   let top = 0;
-  for (let a = 0; a < x.n; a++) if (s.indegree[a] === 0) s.ready[top++] = a;
+  for (let a = 0; a < n; a++) if (s.indegree[a] === 0) s.ready[top++] = a;
   let placed = 0;
-  const release = (b: number) => {
-    if (--s.indegree[b] === 0) s.ready[top++] = b;
-  };
   while (top > 0) {
     // Prefer an event that is neither a blocked grace period nor a lock; then a lock.
     let pick = -1;
@@ -184,7 +200,7 @@ function topologicalWithGrace(x: Execution, order: Relation, grace: readonly Gra
     s.ready[pick] = s.ready[--top];
     s.placed[a] = 1;
     placed++;
-    forEachEdge(x, order, s, a, release);
+    for (let i = s.start[a]; i < s.start[a + 1]; i++) if (--s.indegree[s.succ[i]] === 0) s.ready[top++] = s.succ[i];
   }
-  return placed === x.n;
+  return placed === n;
 }
