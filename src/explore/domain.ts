@@ -18,8 +18,25 @@ export interface ValueDomain {
   mayWrite: Map<number, Set<number>>[];
   /** Locations a thread may still write from each instruction on (thread -> pc -> locs). */
   writesFrom: Set<number>[][];
+  /** Per thread, per lock location: its critical sections' part in what the thread may write (see LockGuard). */
+  lockGuards: Map<number, LockGuard>[];
+  /** Per thread, per instruction: the locations its address may be. */
+  addresses: Set<number>[][];
   /** False when a set grew past DOMAIN_CAP. */
   bounded: boolean;
+}
+
+/**
+ * What a thread may still write, from each instruction on (the lock not
+ * held there), split by one lock's critical sections: the locations it may
+ * write outside them, and the write instructions it may run inside them.
+ * A read inside a critical section of that lock sees the latter only
+ * through later critical sections, which the model may rule out
+ * (Model.lockOrders).
+ */
+export interface LockGuard {
+  outside: Set<number>[];
+  inside: Set<number>[];
 }
 
 type AbsRegs = Set<number>[];
@@ -280,16 +297,69 @@ export function computeDomain(prog: Program): ValueDomain {
     fresh = values.map(() => new Set());
     if (!changed) break;
   }
-  const writesFrom = prog.threads.map((th) => {
-    const here: Set<number>[] = th.code.map(() => new Set<number>());
+  // The locations each instruction's address may be, over every state found.
+  const addresses = prog.threads.map((th) => {
+    const at: Set<number>[] = th.code.map(() => new Set<number>());
     for (const { pc, regs } of lastStates[th.index].values()) {
       const ins = th.code[pc];
-      if (!ins || ins.op !== 'prim' || !effectOf(ins.prim).writes) continue;
-      for (const l of locsOf(absEval(ins.addr, regs))) here[pc].add(l);
+      if (ins?.op === 'prim') for (const l of locsOf(absEval(ins.addr, regs))) at[pc].add(l);
     }
+    return at;
+  });
+  const writesFrom = prog.threads.map((th) => {
+    const here = th.code.map((ins, pc) => (ins.op === 'prim' && effectOf(ins.prim).writes ? addresses[th.index][pc] : new Set<number>()));
     return reachableUnion(th.code, here);
   });
-  return { mayWrite, writesFrom, bounded };
+  const lockLocs = new Set<number>();
+  prog.threads.forEach((th) => th.code.forEach((ins, pc) => {
+    if (ins.op === 'prim' && effectOf(ins.prim).object === 'spinlock') for (const l of addresses[th.index][pc]) lockLocs.add(l);
+  }));
+  const lockGuards = prog.threads.map((th) => new Map([...lockLocs].map((l) => [l, lockGuard(th.code, addresses[th.index], l)])));
+  return { mayWrite, writesFrom, lockGuards, addresses, bounded };
+}
+
+/**
+ * The LockGuard of one thread and lock location L: a backward pass over the
+ * control-flow graph, each instruction in two states (L held or not), until
+ * nothing changes. A lock operation whose address may be L but need not be
+ * leads to both states; a lock operation's own write counts as outside.
+ */
+function lockGuard(code: Instr[], addresses: Set<number>[], L: number): LockGuard {
+  const n = code.length;
+  const sets = () => Array.from({ length: n + 1 }, () => new Set<number>());
+  // [not held, held]
+  const outside = [sets(), sets()];
+  const inside = [sets(), sets()];
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (let pc = n - 1; pc >= 0; pc--) {
+      const ins = code[pc];
+      const e = ins.op === 'prim' ? effectOf(ins.prim) : undefined;
+      const mayBeL = e !== undefined && addresses[pc].has(L);
+      const onlyL = mayBeL && addresses[pc].size === 1;
+      for (const h of [0, 1]) {
+        const out = outside[h][pc];
+        const ins_ = inside[h][pc];
+        const before = out.size + ins_.size;
+        if (e?.writes) {
+          if (e.shape === 'access' && h === 1) ins_.add(pc);
+          else for (const l of addresses[pc]) out.add(l);
+        }
+        const next: [number, number][] =
+          ins.op === 'jump' ? [[ins.target, h]]
+          : ins.op === 'branch' ? [[pc + 1, h], [ins.ifFalse, h]]
+          : e && mayBeL && (e.shape === 'lock' || e.shape === 'trylock') ? (onlyL && e.shape === 'lock' ? [[pc + 1, 1]] : [[pc + 1, h], [pc + 1, 1]])
+          : e && mayBeL && e.shape === 'unlock' ? (onlyL ? [[pc + 1, 0]] : [[pc + 1, h], [pc + 1, 0]])
+          : [[pc + 1, h]];
+        for (const [q, hq] of next) {
+          for (const l of outside[hq][q]) out.add(l);
+          for (const w of inside[hq][q]) ins_.add(w);
+        }
+        if (out.size + ins_.size !== before) changed = true;
+      }
+    }
+  }
+  return { outside: outside[0], inside: inside[0] };
 }
 
 /**

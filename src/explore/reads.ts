@@ -3,6 +3,8 @@
 // When every thread waits, guesses.ts breaks the deadlock.
 
 import type { Event, LockKind } from '../events/event.js';
+import { effectOf } from '../events/primitives.js';
+import type { PrimInstr } from '../program/program.js';
 import { coherentRead } from './coherence.js';
 import { lockForbidsRead } from './locks.js';
 import { prefixConsistent } from './prefix.js';
@@ -46,7 +48,7 @@ export function chooseSource(s: ExploreState, t: number, r: Event, accept: (w: E
     if (coherentRead(s, r)) viable.push(w);
     else s.counts.pruned++;
   }
-  const willWait = othersMayWrite(s, t, loc);
+  const willWait = othersMayWriteFor(s, t, r);
   // A choice that is the only one left need not be shown to the model now:
   // the next check (or the final one) sees it anyway.
   const forced = viable.length === 1 && !willWait;
@@ -88,6 +90,47 @@ export function offer(s: ExploreState, w: Event, from: number, k: () => void): v
     r.value = 0;
   }
   k();
+}
+
+/**
+ * Whether a thread other than u may still write a value that read r can
+ * take. Inside a critical section, r's section already has its place in
+ * its lock's order and every section still to come goes after it: a write
+ * that another thread can make only inside such a section is left out
+ * where the model orders r before it (Model.lockOrders, as lockForbidsRead
+ * does when the write is offered).
+ */
+function othersMayWriteFor(s: ExploreState, u: number, r: Event): boolean {
+  if (!r.held) return othersMayWrite(s, u, r.loc);
+  for (let v = 0; v < s.ts.length; v++) {
+    if (v === u || s.ts[v].done || !s.domain.writesFrom[v][s.ts[v].pc]?.has(r.loc)) continue;
+    if (!r.held.some((lkw) => onlyInSectionsAfter(s, v, s.events[lkw].loc, r))) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether thread v writes r's location, from where it stands, only inside
+ * critical sections of lock L, each ordered after r by the model.
+ */
+function onlyInSectionsAfter(s: ExploreState, v: number, L: number, r: Event): boolean {
+  const pc = s.ts[v].pc;
+  const guard = s.domain.lockGuards[v].get(L);
+  if (!guard || guard.outside[pc].has(r.loc)) return false;
+  for (const wpc of guard.inside[pc]) {
+    if (s.domain.addresses[v][wpc].has(r.loc) && !s.model.lockOrders(r, writeOf(s, v, wpc, r.loc))) return false;
+  }
+  return true;
+}
+
+/** The write event instruction wpc of thread v would make at loc, as far as known before it runs (no value, no dependencies). */
+function writeOf(s: ExploreState, v: number, wpc: number, loc: number): Event {
+  const ins = s.prog.threads[v].code[wpc] as PrimInstr;
+  const e = effectOf(ins.prim);
+  return {
+    id: -1, thread: v, poIndex: -1, kind: 'W', loc, value: 0, annot: e.annot, fence: undefined, lock: undefined, srcu: e.srcu,
+    isRmw: e.rmw, rmwPartner: -1, addrDeps: 0n, dataDeps: 0n, ctrlDeps: 0n, rf: -1, pos: ins.pos, text: ins.name, pc: wpc, held: undefined,
+  };
 }
 
 /** Whether a thread other than u may still write loc (the value, if given) from where it stands. */
