@@ -172,20 +172,24 @@ function lockOrdered(s: ExploreState, a: Event, b: Event): boolean {
   return false;
 }
 
-/** Read r may not take w: w is in a later critical section, or an earlier one wrote over w. */
-export function lockForbidsRead(s: ExploreState, r: Event, w: Event): boolean {
-  if (!r.held) return false;
-  if (lockOrdered(s, r, w)) return true;
-  const list = s.co[r.loc];
-  const at = list.indexOf(w.id);
-  if (at < 0) return false;
-  for (let i = at + 1; i < list.length; i++) if (lockOrdered(s, s.events[list[i]], r)) return true;
-  return false;
+/**
+ * The last position in coherence list `list` (of e's location) of a write
+ * whose critical section comes before e's (lockOrdered), or -1: e may read
+ * no write before it, and a write e goes only after it.
+ */
+export function lastSectionBefore(s: ExploreState, e: Event, list: readonly number[]): number {
+  if (!e.held) return -1;
+  for (let i = list.length - 1; i >= 0; i--) if (lockOrdered(s, s.events[list[i]], e)) return i;
+  return -1;
 }
 
-/** Write w may not go at position `at`: a write of an earlier critical section would come after it. */
-export function lockForbidsCoBefore(s: ExploreState, w: Event, list: number[], at: number): boolean {
-  if (!w.held) return false;
-  for (let i = at; i < list.length; i++) if (lockOrdered(s, s.events[list[i]], w)) return true;
-  return false;
+/**
+ * Read r may not take w: w is in a later critical section, or an earlier
+ * one wrote over w. `before` is lastSectionBefore(r), if already known.
+ */
+export function lockForbidsRead(s: ExploreState, r: Event, w: Event, before = lastSectionBefore(s, r, s.co[r.loc])): boolean {
+  if (!r.held) return false;
+  if (lockOrdered(s, r, w)) return true;
+  const at = s.co[r.loc].indexOf(w.id);
+  return at >= 0 && at < before;
 }

@@ -78,6 +78,8 @@ function snapshot(x: Execution): Execution {
   return lasting(() => {
     const events = x.events.map((e) => ({ ...e }));
     const co = x.co.map((l) => l.slice());
-    return { ...buildExecution({ locations: x.locations } as Program, events, co), structure: x.structure };
+    const copy = buildExecution({ locations: x.locations } as Program, events, co);
+    copy.structure = x.structure;
+    return copy;
   });
 }

@@ -6,7 +6,7 @@ import type { Event, LockKind } from '../events/event.js';
 import { effectOf } from '../events/primitives.js';
 import type { PrimInstr } from '../program/program.js';
 import { coherentRead } from './coherence.js';
-import { lockForbidsRead } from './locks.js';
+import { lastSectionBefore, lockForbidsRead } from './locks.js';
 import { prefixConsistent } from './prefix.js';
 import { advance } from './schedule.js';
 import { newEvent, popEvent, type EventFields, type ExploreState, type ThreadState, type Waiting } from './state.js';
@@ -37,10 +37,11 @@ export function chooseSource(s: ExploreState, t: number, r: Event, accept: (w: E
   const ids = s.byLoc[loc];
   // The writes r may read: cheap tests first (lock order, coherence at loc).
   const viable: Event[] = [];
+  const before = lastSectionBefore(s, r, s.co[loc]);
   for (let i = 0; i < ids.length; i++) {
     const w = s.events[ids[i]];
     if (w.kind !== 'W' || w.id === r.id || !accept(w)) continue;
-    if (lockForbidsRead(s, r, w)) {
+    if (lockForbidsRead(s, r, w, before)) {
       s.counts.pruned++;
       continue;
     }

@@ -5,7 +5,7 @@
 import type { Event } from '../events/event.js';
 import { coherentAppend, coherentAt } from './coherence.js';
 import { matchPending } from './guesses.js';
-import { lockForbidsCoBefore } from './locks.js';
+import { lastSectionBefore } from './locks.js';
 import { prefixConsistent } from './prefix.js';
 import { offer } from './reads.js';
 import { newEvent, popEvent, type EventFields, type ExploreState, type ThreadState } from './state.js';
@@ -46,9 +46,11 @@ function placeInCo(s: ExploreState, w: Event, k: () => void): void {
   // The positions w may take: cheap tests first (not inside a critical
   // section's lock/unlock pair, lock order, coherence at the location).
   const viable: number[] = [];
+  // A write of an earlier critical section may not come after w.
+  const before = lastSectionBefore(s, w, list);
   for (let at = 1; at <= list.length; at++) {
     if (s.events[list[at - 1]].lock === 'LKW') continue;
-    if (lockForbidsCoBefore(s, w, list, at)) {
+    if (at <= before) {
       s.counts.pruned++;
       continue;
     }

@@ -285,18 +285,24 @@ export function buildExecution(prog: Program, events: readonly Event[], coLists:
  * on rf and the coherence lists alone never builds them).
  */
 function assemble(prog: Program, events: () => Event[], rf: Relation, coLists: number[][], st: Structure): Execution {
-  const n = rf.n;
-  return {
-    n,
-    get events() {
-      return events();
-    },
-    co: coLists,
-    locations: prog.locations,
-    sets: new CandidateSets(st.sets, prog, coLists, n),
-    rel: new CandidateRelations(st.rel, rf, coLists),
-    structure: st,
-  };
+  return new Candidate(prog, events, rf, coLists, st);
+}
+
+/** An Execution (a class, not a literal with a getter: one is made per candidate). */
+class Candidate implements Execution {
+  readonly n: number;
+  readonly locations: string[];
+  readonly sets: BaseSets;
+  readonly rel: BaseRelations;
+  constructor(prog: Program, private readonly made: () => Event[], rf: Relation, readonly co: number[][], public structure: Structure) {
+    this.n = rf.n;
+    this.locations = prog.locations;
+    this.sets = new CandidateSets(structure.sets, prog, co, rf.n);
+    this.rel = new CandidateRelations(structure.rel, rf, co);
+  }
+  get events(): Event[] {
+    return this.made();
+  }
 }
 
 /** Final writes, of the locations the final state shows (as herd's FW). */
