@@ -1,7 +1,7 @@
 // The "prepare" script (npm ci, npm install in a clone, and npx in a clone,
 // which installs the clone into npm's npx cache and runs this again):
-// compile with tsc, save the bundled suites' lowering, make the commands
-// executable.
+// compile with tsc, save the bundled suites' lowering, bundle the command line
+// with its code cache (scripts/bundle.ts), make the commands executable.
 // Plain JavaScript, since it runs before anything is compiled.
 //
 // The build is skipped when dist/ was built from exactly these sources: a
@@ -46,11 +46,12 @@ function sourceHash() {
 
 const run = (file, args) => execFileSync(process.execPath, [file, ...args], { cwd: root, stdio: 'inherit' });
 const hash = sourceHash();
-const built = existsSync(stampFile) && readFileSync(stampFile, 'utf8') === hash && existsSync(join(root, 'dist', 'src', 'cli', 'main.js'));
+const built = existsSync(stampFile) && readFileSync(stampFile, 'utf8') === hash && existsSync(join(root, 'dist', 'src', 'cli', 'start.js'));
 if (!built) {
   run(join(root, 'node_modules', 'typescript', 'bin', 'tsc'), ['-p', 'tsconfig.json']);
   run(join(root, 'dist', 'scripts', 'lower-suites.js'), []);
+  run(join(root, 'dist', 'scripts', 'bundle.js'), []);
   writeFileSync(stampFile, hash);
 }
-// The two commands' files are executable, as npm's bin links need them to be.
-for (const file of ['main.js', 'herd7.js']) chmodSync(join(root, 'dist', 'src', 'cli', file), 0o755);
+// The commands' files are executable, as npm's bin links need them to be.
+for (const file of ['start.js', 'main.js', 'herd7.js']) chmodSync(join(root, 'dist', 'src', 'cli', file), 0o755);

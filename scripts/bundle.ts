@@ -1,0 +1,113 @@
+// The last build step (npm run build, prepare): bundles the compiled command
+// line (dist/src/cli/main.js and everything it imports) into one CommonJS file,
+// dist/litmus.cjs, and writes V8's code cache for it, taken after a warm-up
+// run, which src/cli/start.ts (the `litmus` command) loads with it.
+//
+// Why: a check of a few small tests is mostly start-up, and of that most is
+// Node resolving, reading and compiling ~80 ES modules one by one, then V8
+// compiling each function the first time it runs. Node 20 caches compiled code
+// only for a script it is handed whole (vm.Script's cachedData), hence one
+// file; esbuild (a dev dependency) makes it.
+//
+// Each module keeps its own import.meta.url (its file in dist/, which is still
+// there): the walks up to the package's folder and the worker threads'
+// `new URL('./worker.js', import.meta.url)` find what they found before.
+//
+// The warm-up checks small generated tests of bench/families.ts (message
+// passing, RCU, spinlocks, IRIW, ...), never a corpus: only the code those
+// runs compile is in the cache; anything else compiles when first called, as
+// it would without a cache.
+
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FAMILIES } from '../bench/families.js';
+
+const dist = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bundleFile = join(dist, 'litmus.cjs');
+
+/** Removes the bundle and every code cache (a stale one must not outlive its bundle). */
+function removeOld(): void {
+  for (const name of readdirSync(dist)) {
+    if (name === 'litmus.cjs' || /^litmus\.[\w-]+\.cache$/.test(name)) rmSync(join(dist, name), { force: true });
+  }
+}
+
+/** The bundle's text, or undefined when esbuild is not installed (then `litmus` runs the modules as they are). */
+async function bundleText(): Promise<string | undefined> {
+  let esbuild: typeof import('esbuild');
+  try {
+    esbuild = await import('esbuild');
+  } catch {
+    return undefined;
+  }
+  const result = await esbuild.build({
+    entryPoints: [join(dist, 'src', 'cli', 'main.js')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    // Loaded only for TypeScript inputs (and a CommonJS package): required from node_modules when needed.
+    external: ['ts-morph'],
+    // import() of ts-morph becomes require(): vm.Script has no loader for import() without an experimental flag.
+    supported: { 'dynamic-import': false },
+    banner: { js: 'var __litmusUrl = (f) => require("node:url").pathToFileURL(require("node:path").join(__dirname, f)).href;' },
+    plugins: [
+      {
+        name: 'own-import-meta-url',
+        setup(build) {
+          build.onLoad({ filter: /\.js$/ }, async (args) => {
+            if (!args.path.startsWith(dist + sep) || args.path.includes(`${sep}node_modules${sep}`)) return undefined;
+            const { readFile } = await import('node:fs/promises');
+            const src = await readFile(args.path, 'utf8');
+            const rel = JSON.stringify(relative(dist, args.path));
+            return { contents: src.replaceAll('import.meta.url', `__litmusUrl(${rel})`), loader: 'js', resolveDir: dirname(args.path) };
+          });
+        },
+      },
+    ],
+    write: false,
+    logLevel: 'warning',
+  });
+  return result.outputFiles[0].text.replace(/^#!.*\n/, '');
+}
+
+/** Runs `litmus check` on the warm-up tests with LITMUS_CODE_CACHE=write; true when it checked them. */
+function warmUp(): boolean {
+  const dir = mkdtempSync(join(os.tmpdir(), 'litmus-warm-up-'));
+  try {
+    for (const f of FAMILIES) {
+      for (const n of [f.minN, f.minN + 1]) writeFileSync(join(dir, `${f.name}-${n}.litmus`), f.make(n));
+    }
+    const run = spawnSync(process.execPath, [join(dist, 'src', 'cli', 'start.js'), 'check', '-j', '1', dir], {
+      env: { ...process.env, LITMUS_CODE_CACHE: 'write' },
+      encoding: 'utf8',
+    });
+    if (run.status !== 0) console.error(`bundle: the warm-up run exited ${run.status}: ${run.stderr.trim().split('\n')[0]}`);
+    return run.status === 0;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<number> {
+  removeOld();
+  const text = await bundleText();
+  if (text === undefined) {
+    console.error('bundle: esbuild is not installed; `litmus` will load the modules one by one');
+    return 0;
+  }
+  const cacheName = `litmus.${createHash('sha256').update(text).digest('hex').slice(0, 16)}.cache`;
+  writeFileSync(bundleFile, `${text}//# litmus-code-cache=${cacheName}\n`);
+  if (!warmUp()) {
+    removeOld();
+    return 1;
+  }
+  if (!readdirSync(dist).includes(cacheName)) console.error(`bundle: the warm-up wrote no ${cacheName}; \`litmus\` will compile the bundle each run`);
+  return 0;
+}
+
+process.exitCode = await main();

@@ -1,0 +1,91 @@
+// The `litmus` command's start (src/cli/start.ts): the build's bundle runs
+// with V8's code cache; a cache V8 refuses, or a bundle older than the
+// compiled modules, still gives a working command.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { CLI, ROOT } from './util.js';
+import { MP_REL_ACQ } from './shapes.js';
+
+const DIST = join(ROOT, 'dist');
+let dir: string;
+let test: string;
+
+function run(cli: string, args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [cli, ...args], { cwd: dir, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (status) => done({ status, stdout, stderr }));
+  });
+}
+
+/**
+ * A copy of the start: dist/litmus.cjs, its cache (or `cache` instead),
+ * start.js, v8-flags.js and `main` as main.js; with `checkout`, a
+ * src/cli/main.ts beside dist/ as in a clone.
+ */
+function layout(name: string, opts: { cache?: Buffer; main?: string; bundleOlder?: boolean; checkout?: boolean }): string {
+  const root = join(dir, name);
+  const cli = join(root, 'dist', 'src', 'cli');
+  mkdirSync(cli, { recursive: true });
+  writeFileSync(join(root, 'package.json'), '{ "type": "module" }\n');
+  if (opts.checkout) {
+    mkdirSync(join(root, 'src', 'cli'), { recursive: true });
+    writeFileSync(join(root, 'src', 'cli', 'main.ts'), '');
+  }
+  for (const f of ['start.js', 'v8-flags.js']) copyFileSync(join(DIST, 'src', 'cli', f), join(cli, f));
+  const cacheName = readdirSync(DIST).find((f) => /^litmus\.[\w-]+\.cache$/.test(f))!;
+  copyFileSync(join(DIST, 'litmus.cjs'), join(root, 'dist', 'litmus.cjs'));
+  if (opts.cache) writeFileSync(join(root, 'dist', cacheName), opts.cache);
+  else copyFileSync(join(DIST, cacheName), join(root, 'dist', cacheName));
+  writeFileSync(join(cli, 'main.js'), opts.main ?? readFileSync(join(DIST, 'src', 'cli', 'main.js')));
+  const now = Date.now() / 1000;
+  utimesSync(join(root, 'dist', 'litmus.cjs'), now, opts.bundleOlder ? now - 60 : now);
+  utimesSync(join(cli, 'main.js'), now, now - 30);
+  return join(cli, 'start.js');
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'litmus-start-'));
+  test = join(dir, 'MP.litmus');
+  writeFileSync(test, MP_REL_ACQ);
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('litmus start', () => {
+  it('runs the bundle with the code cache the build made, and prints what the modules print', async () => {
+    const bundled = await run(CLI, ['check', test], { LITMUS_CODE_CACHE: 'report' });
+    expect(bundled.stderr).toMatch(/litmus\.cjs, code cache used/);
+    const modules = await run(join(DIST, 'src', 'cli', 'main.js'), ['check', test]);
+    expect(bundled.status).toBe(modules.status);
+    expect(bundled.stdout).toBe(modules.stdout);
+    expect(bundled.stdout).toMatch(/Never/);
+  });
+
+  it('compiles the bundle from its text when V8 rejects the cache', async () => {
+    const cli = layout('rejected', { cache: Buffer.alloc(4096, 7) });
+    const r = await run(cli, ['check', test], { LITMUS_CODE_CACHE: 'report' });
+    expect(r.stderr).toMatch(/code cache rejected by V8/);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe((await run(CLI, ['check', test])).stdout);
+  });
+
+  it('in a checkout, runs main.js rather than a bundle older than it (tsc ran since)', async () => {
+    const main = "console.log('the modules');\n";
+    const stale = await run(layout('stale', { main, bundleOlder: true, checkout: true }), ['--version']);
+    expect(stale.stdout.trim()).toBe('the modules');
+    const fresh = await run(layout('fresh', { main, checkout: true }), ['--version']);
+    expect(fresh.stdout.trim()).toBe('0.1.0');
+  });
+
+  it('in an installed package (no src/), runs the bundle whatever the order the files were written in', async () => {
+    const r = await run(layout('installed', { main: "console.log('the modules');\n", bundleOlder: true }), ['--version']);
+    expect(r.stdout.trim()).toBe('0.1.0');
+  });
+});
