@@ -59,7 +59,7 @@ export interface Event {
   /** Index of the instruction in its thread's code (-1 for initial writes). */
   pc: number;
   /** Lock writes (LKW) of the critical sections its thread was in. */
-  held?: number[];
+  held?: readonly number[];
   /**
    * The event's shape relative to its thread, taken by the structure cache
    * the first time the event is judged (src/model/execution.ts).

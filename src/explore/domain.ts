@@ -18,6 +18,9 @@ export interface ValueDomain {
   mayWrite: Map<number, Set<number>>[];
   /** Locations a thread may still write from each instruction on (thread -> pc -> locs). */
   writesFrom: Set<number>[][];
+  /** writesFrom as bits, for the explorer's question at every step (see mayStillWrite). */
+  writesFromBits: Uint32Array[];
+  locWords: number;
   /** Per thread, per lock location: its critical sections' part in what the thread may write (see LockGuard). */
   lockGuards: Map<number, LockGuard>[];
   /** Per thread, per instruction: the locations its address may be. */
@@ -315,7 +318,20 @@ export function computeDomain(prog: Program): ValueDomain {
     if (ins.op === 'prim' && effectOf(ins.prim).object === 'spinlock') for (const l of addresses[th.index][pc]) lockLocs.add(l);
   }));
   const lockGuards = prog.threads.map((th) => new Map([...lockLocs].map((l) => [l, lockGuard(th.code, addresses[th.index], l)])));
-  return { mayWrite, writesFrom, lockGuards, addresses, bounded };
+  const locWords = Math.max(1, Math.ceil(nLoc / 32));
+  const writesFromBits = writesFrom.map((from) => {
+    const bits = new Uint32Array(from.length * locWords);
+    from.forEach((locs, pc) => locs.forEach((l) => (bits[pc * locWords + (l >>> 5)] |= 1 << (l & 31))));
+    return bits;
+  });
+  return { mayWrite, writesFrom, writesFromBits, locWords, lockGuards, addresses, bounded };
+}
+
+/** Whether thread v may still write loc from instruction pc on (writesFrom[v][pc].has(loc)). */
+export function mayStillWrite(d: ValueDomain, v: number, pc: number, loc: number): boolean {
+  const i = pc * d.locWords + (loc >>> 5);
+  const bits = d.writesFromBits[v];
+  return i < bits.length && ((bits[i] >>> (loc & 31)) & 1) === 1;
 }
 
 /**

@@ -31,9 +31,10 @@ export function lock(s: ExploreState, t: number, ts: ThreadState, loc: number, a
   const go = () =>
     matchPending(s, lkw, 0, () =>
       offer(s, lkw, 0, () => {
-        s.open[t].push(lkw.id);
+        const held = s.open[t];
+        s.open[t] = [...held, lkw.id];
         k(lkr);
-        s.open[t].pop();
+        s.open[t] = held;
       }),
     );
   const list = s.co[loc];
@@ -58,14 +59,13 @@ export function unlock(s: ExploreState, t: number, ts: ThreadState, loc: number,
   const ul = newEvent(s, t, ts, { kind: 'W', loc, value: 0, annot: 'RELEASE', lock: 'UL', addrDeps, ins });
   const lkw = openLockWrite(s, t, loc, ul.id);
   const list = s.co[loc];
-  const held = s.open[t];
   const go = () =>
     matchPending(s, ul, 0, () =>
       offer(s, ul, 0, () => {
-        const at = held.indexOf(lkw);
-        if (at >= 0) held.splice(at, 1);
+        const held = s.open[t];
+        if (held.includes(lkw)) s.open[t] = held.filter((id) => id !== lkw);
         k();
-        if (at >= 0) held.splice(at, 0, lkw);
+        s.open[t] = held;
       }),
     );
   if (lkw >= 0 && list[list.length - 1] === lkw) {

@@ -4,6 +4,7 @@
 
 import type { Event, LockKind } from '../events/event.js';
 import { effectOf } from '../events/primitives.js';
+import { mayStillWrite } from './domain.js';
 import type { PrimInstr } from '../program/program.js';
 import { coherentRead } from './coherence.js';
 import { lastSectionBefore, lockForbidsRead } from './locks.js';
@@ -104,8 +105,10 @@ export function offer(s: ExploreState, w: Event, from: number, k: () => void): v
 function othersMayWriteFor(s: ExploreState, u: number, r: Event): boolean {
   if (!r.held) return othersMayWrite(s, u, r.loc);
   for (let v = 0; v < s.ts.length; v++) {
-    if (v === u || s.ts[v].done || !s.domain.writesFrom[v][s.ts[v].pc]?.has(r.loc)) continue;
-    if (!r.held.some((lkw) => onlyInSectionsAfter(s, v, s.events[lkw].loc, r))) return true;
+    if (v === u || s.ts[v].done || !mayStillWrite(s.domain, v, s.ts[v].pc, r.loc)) continue;
+    let excluded = false;
+    for (let i = 0; i < r.held.length && !excluded; i++) excluded = onlyInSectionsAfter(s, v, s.events[r.held[i]].loc, r);
+    if (!excluded) return true;
   }
   return false;
 }
@@ -126,19 +129,24 @@ function onlyInSectionsAfter(s: ExploreState, v: number, L: number, r: Event): b
 
 /** The write event instruction wpc of thread v would make at loc, as far as known before it runs (no value, no dependencies). */
 function writeOf(s: ExploreState, v: number, wpc: number, loc: number): Event {
+  const key = (wpc * s.prog.threads.length + v) * s.prog.locations.length + loc;
+  const known = s.writeProbes.get(key);
+  if (known) return known;
   const ins = s.prog.threads[v].code[wpc] as PrimInstr;
   const e = effectOf(ins.prim);
-  return {
+  const w: Event = {
     id: -1, thread: v, poIndex: -1, kind: 'W', loc, value: 0, annot: e.annot, fence: undefined, lock: undefined, srcu: e.srcu,
     isRmw: e.rmw, rmwPartner: -1, addrDeps: 0n, dataDeps: 0n, ctrlDeps: 0n, rf: -1, pos: ins.pos, text: ins.name, pc: wpc, held: undefined,
   };
+  s.writeProbes.set(key, w);
+  return w;
 }
 
 /** Whether a thread other than u may still write loc (the value, if given) from where it stands. */
 export function othersMayWrite(s: ExploreState, u: number, loc: number, value?: number): boolean {
   for (let v = 0; v < s.ts.length; v++) {
     if (v === u || s.ts[v].done) continue;
-    if (!s.domain.writesFrom[v][s.ts[v].pc]?.has(loc)) continue;
+    if (!mayStillWrite(s.domain, v, s.ts[v].pc, loc)) continue;
     if (value === undefined || s.domain.mayWrite[v].get(loc)?.has(value)) return true;
   }
   return false;

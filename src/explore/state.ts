@@ -73,8 +73,11 @@ export interface ExploreState {
   readonly waiting: Waiting[];
   /** Guessed reads (event ids) that a write still to come must match. */
   readonly pending: number[];
-  /** The lock writes of the critical sections each thread is in. */
-  readonly open: number[][];
+  /**
+   * The lock writes of the critical sections each thread is in: each list
+   * is replaced, never changed, so that events share it (Event.held).
+   */
+  readonly open: (readonly number[])[];
   /** Prefix checks made since the last one that rejected, and checks skipped. */
   prefix: { sinceReject: number; skipped: number };
   steps: number;
@@ -84,6 +87,8 @@ export interface ExploreState {
   readonly rejectedBy: Map<string, number>;
   forbidden?: ForbiddenCandidate;
   readonly coherence: CoherenceScratch;
+  /** Writes as instructions would make them, for Model.lockOrders before they run (reads.ts). */
+  readonly writeProbes: Map<number, Event>;
   /** The condition-directed search, with the speedcheck option. */
   readonly search?: ConditionSearch;
 }
@@ -115,6 +120,7 @@ export function newState(prog: Program, model: Model, opts: ExploreOptions): Exp
     rejectedBy: new Map(),
     forbidden: undefined,
     coherence: newCoherenceScratch(),
+    writeProbes: new Map(),
     search: opts.speedcheck ? new ConditionSearch(prog, domain, opts.speedcheck) : undefined,
   };
 }
@@ -153,7 +159,7 @@ export function newEvent(s: ExploreState, thread: number, ts: ThreadState | null
     pos: ins?.pos,
     text: ins?.name,
     pc: ts ? ts.pc : -1,
-    held: thread >= 0 && s.open[thread].length > 0 ? s.open[thread].slice() : undefined,
+    held: thread >= 0 && s.open[thread].length > 0 ? s.open[thread] : undefined,
   };
   s.events.push(e);
   if (e.loc >= 0 && e.kind !== 'F') s.byLoc[e.loc].push(e.id);
