@@ -227,6 +227,44 @@ describe('determinism', () => {
   });
 });
 
+describe('a filter clause', () => {
+  // The explorer drops a partial execution as soon as the filter rejects it
+  // (speedcheck.ts, filterPrunes); the result must be that of the same test
+  // without the filter, keeping the executions whose final state passes it.
+  it('counts exactly the executions of the unfiltered test whose state passes the filter', () => {
+    const filterGen = fc.record({
+      g: gen,
+      picks: fc.array(fc.record({ reg: fc.nat(), v: fc.integer({ min: 0, max: 2 }) }), { minLength: 1, maxLength: 2 }),
+      connective: fc.constantFrom<'/\\' | '\\/'>('/\\', '\\/'),
+    });
+    fc.assert(
+      fc.property(filterGen, ({ g, picks, connective }) => {
+        const unfiltered = render(g, 'gen', true);
+        const regs = [...unfiltered.matchAll(/^locations \[(.*)\]$/gm)][0]?.[1].split('; ').filter((r) => r.includes(':')) ?? [];
+        if (regs.length === 0) return;
+        const atoms = new Map(picks.map((p) => [regs[p.reg % regs.length], p.v]));
+        const filter = `filter (${[...atoms].map(([r, v]) => `${r}=${v}`).join(` ${connective} `)})`;
+        const lines = unfiltered.trimEnd().split('\n');
+        const filtered = [...lines.slice(0, -1), filter, lines[lines.length - 1]].join('\n') + '\n';
+        const passes = (b: [string, string][]) => {
+          const value = new Map(b);
+          const hits = [...atoms].map(([r, v]) => value.get(r) === String(v));
+          return connective === '/\\' ? hits.every(Boolean) : hits.some(Boolean);
+        };
+        const all = checkSource(unfiltered, { model: lkmm });
+        const kept = all.states.filter((st) => passes(st.bindings));
+        const r = checkSource(filtered, { model: lkmm });
+        expect(r.states.map((st) => [st.bindings, st.count, st.positive])).toEqual(kept.map((st) => [st.bindings, st.count, st.positive]));
+        expect([r.positive, r.negative]).toEqual([
+          kept.filter((st) => st.positive).reduce((n, st) => n + st.count, 0),
+          kept.filter((st) => !st.positive).reduce((n, st) => n + st.count, 0),
+        ]);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
 describe('condition-directed search (--speedcheck)', () => {
   // The generated conditions mix /\ and \/ over registers and a location,
   // under exists, ~exists and forall; genSync adds locks, RCU and SRCU.

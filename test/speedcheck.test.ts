@@ -11,6 +11,7 @@ import { checkSource, judge } from '../src/check.js';
 import { parseLitmus } from '../src/parse/parser.js';
 import { buildProgram, type StateView } from '../src/program/program.js';
 import { speedView } from '../src/cli/herd7-test.js';
+import { filterPrunes } from '../src/explore/speedcheck.js';
 import { lkmm } from '../models/lkmm.js';
 import { corpusDir, readRows } from '../scripts/corpus.js';
 import { CLI, runNode } from './util.js';
@@ -170,5 +171,19 @@ describe('litmus check --speedcheck', () => {
     expect(fast.stdout).toMatch(/--speedcheck: decided from \d+ executions?; counts skipped/);
     const json = JSON.parse((await runNode([CLI, 'check', '--speedcheck', '--json', 'MP.litmus'], tmp)).stdout);
     expect(json.results[0]).toMatchObject({ observation: verdict, countsSkipped: true });
+  });
+});
+
+describe('the filter in an exhaustive count (filterPrunes)', () => {
+  const spinner = (filter: string) => `C spin\n\n{}\n\nP0(int *x)\n{\n\tint r0;\n\n\tr0 = READ_ONCE(*x);\n\twhile (r0 == 0)\n\t\tr0 = READ_ONCE(*x);\n}\n\nP1(int *x)\n{\n\tWRITE_ONCE(*x, 1);\n}\n\n${filter}exists (0:r0=1)\n`;
+  it('drops what the filter rejects only in loop-free tests: a cut loop must still say Loop', () => {
+    expect(filterPrunes(buildProgram(parseLitmus(withCondition('filter (0:r0=1)\nexists (0:r1=2)'))))).toBe(true);
+    expect(filterPrunes(buildProgram(parseLitmus(withCondition('exists (0:r1=2)'))))).toBe(false);
+    expect(filterPrunes(buildProgram(parseLitmus(spinner('filter (0:r0=1)\n'))))).toBe(false);
+    // The spinning read's paths past the bound are cut whatever the filter says.
+    const filtered = checkSource(spinner('filter (0:r0=1)\n'), { model: lkmm });
+    const plain = checkSource(spinner(''), { model: lkmm });
+    expect(filtered.stats.cutPaths).toBe(plain.stats.cutPaths);
+    expect(filtered.stats.cutPaths).toBeGreaterThan(0);
   });
 });

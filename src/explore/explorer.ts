@@ -21,7 +21,8 @@
 // - outcomes.ts: each complete candidate is judged and counted.
 // - speedcheck.ts (with the speedcheck option): a partial execution whose
 //   final condition can no longer come out a way the search looks for is
-//   dropped, and the search stops once it has its answer.
+//   dropped, and the search stops once it has its answer. Without it, one
+//   that the test's filter already rejects is dropped (it would not count).
 
 import type { Execution } from '../model/execution.js';
 import type { Model } from '../model/model.js';

@@ -1,7 +1,9 @@
 // Condition-directed search (herd7's -speedcheck): the explorer drops a
 // partial execution as soon as the final condition, evaluated three-valued
 // over the values already settled, says that no completion can matter, and
-// stops once the answer is known.
+// stops once the answer is known. Without speedcheck, a test's filter clause
+// drops partial executions the same way (its rejected executions are not
+// counted), the count staying exhaustive.
 //
 // A register's final value is settled when its thread has finished, or when
 // no instruction its thread can still reach assigns it; a location's, when no
@@ -27,6 +29,21 @@ import { reachableUnion, type ValueDomain } from './domain.js';
  */
 export type SpeedMode = 'decide' | 'true' | 'fast' | 'reachable';
 
+/**
+ * What the search does: a speedcheck mode, or (`filter`, the default
+ * exhaustive count of a test with a filter clause) only dropping partial
+ * executions the filter already rejects. herd7 counts no execution the
+ * filter rejects, so the counts, states and flags stay exact, provided no
+ * dropped branch would have been cut by the loop bound (herd's "Loop"):
+ * see filterPrunes.
+ */
+type SearchMode = SpeedMode | 'filter';
+
+/** Whether an exhaustive count may drop what the filter rejects early: a filter, and no loop to cut. */
+export function filterPrunes(prog: Program): boolean {
+  return prog.final.decideFilter !== undefined && prog.threads.every((th) => th.code.every((ins) => ins.op !== 'loopcheck'));
+}
+
 /** Thrown by the explorer when the search has its answer. */
 export class SearchDone extends Error {
   constructor() {
@@ -50,7 +67,7 @@ export class ConditionSearch {
   constructor(
     private readonly prog: Program,
     private readonly domain: ValueDomain,
-    private readonly mode: SpeedMode,
+    private readonly mode: SearchMode,
   ) {
     this.regsFrom = prog.threads.map((th) => reachableUnion(th.code, th.code.map(assigned)));
   }
@@ -64,12 +81,14 @@ export class ConditionSearch {
     const view = this.view(threads, co, events);
     const final = this.prog.final;
     if (final.decideFilter?.(view) === false) return true;
+    if (this.mode === 'filter') return false;
     const c = final.decide(view);
     return c !== undefined && !this.wanted(c);
   }
 
   /** Records a counted execution; true when the search has its answer. */
   found(positive: boolean): boolean {
+    if (this.mode === 'filter') return false;
     this.seen[positive ? 1 : 0] = true;
     if (this.mode === 'decide') return this.seen[0] && this.seen[1];
     return (this.mode === 'fast' || this.mode === 'reachable') && this.wanted(positive);

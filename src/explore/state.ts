@@ -11,7 +11,7 @@ import { StructureCache } from '../model/execution.js';
 import type { Model } from '../model/model.js';
 import { computeDomain, type ValueDomain } from './domain.js';
 import { newCoherenceScratch, type CoherenceScratch } from './coherence.js';
-import { ConditionSearch } from './speedcheck.js';
+import { ConditionSearch, filterPrunes } from './speedcheck.js';
 import type { ExploreOptions, ForbiddenCandidate, Outcome } from './explorer.js';
 
 
@@ -89,7 +89,7 @@ export interface ExploreState {
   readonly coherence: CoherenceScratch;
   /** Writes as instructions would make them, for Model.lockOrders before they run (reads.ts). */
   readonly writeProbes: Map<number, Event>;
-  /** The condition-directed search, with the speedcheck option. */
+  /** The condition-directed search, with the speedcheck option; else the filter's pruning (speedcheck.ts). */
   readonly search?: ConditionSearch;
 }
 
@@ -121,7 +121,8 @@ export function newState(prog: Program, model: Model, opts: ExploreOptions): Exp
     forbidden: undefined,
     coherence: newCoherenceScratch(),
     writeProbes: new Map(),
-    search: opts.speedcheck ? new ConditionSearch(prog, domain, opts.speedcheck) : undefined,
+    search: opts.speedcheck ? new ConditionSearch(prog, domain, opts.speedcheck)
+      : filterPrunes(prog) ? new ConditionSearch(prog, domain, 'filter') : undefined,
   };
 }
 
