@@ -15,8 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { FAMILIES } from './families.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-/** The `litmus` command of this build (dist/src/cli/start.js: the bundle with its code cache). */
-const LITMUS = join(here, '..', 'src', 'cli', 'start.js');
+/** The `litmus` command of this build (dist/src/cli/start.cjs: the bundle with its code cache). */
+const LITMUS = join(here, '..', 'src', 'cli', 'start.cjs');
 
 export interface TargetOptions {
   /** Seconds before a run (ours or herd7's) is stopped. */

@@ -1,7 +1,7 @@
 // The last build step (npm run build, prepare): bundles the compiled command
 // line (dist/src/cli/main.js and everything it imports) into one CommonJS file,
 // dist/litmus.cjs, and writes V8's code cache for it, taken after a warm-up
-// run, which src/cli/start.ts (the `litmus` command) loads with it.
+// run, which src/cli/start.cts (the `litmus` command) loads with it.
 //
 // Why: a check of a few small tests is mostly start-up, and of that most is
 // Node resolving, reading and compiling ~80 ES modules one by one, then V8
@@ -57,6 +57,23 @@ async function bundleText(): Promise<string | undefined> {
     banner: { js: 'var __litmusUrl = (f) => require("node:url").pathToFileURL(require("node:path").join(__dirname, f)).href;' },
     plugins: [
       {
+        // commander requires node:child_process up front (~8 ms of start-up: it
+        // brings net, dgram and streams) for executable subcommands, which
+        // litmus has none of: its require gets the module when first used.
+        name: 'lazy-child-process-for-commander',
+        setup(build) {
+          build.onResolve({ filter: /^node:child_process$/ }, (args) => {
+            if (args.namespace === 'lazy') return { path: args.path, external: true };
+            if (!args.importer.includes(`${sep}node_modules${sep}commander${sep}`)) return undefined;
+            return { path: args.path, namespace: 'lazy' };
+          });
+          build.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => ({
+            contents: `let m; module.exports = new Proxy({}, { get: (_, key) => (m ??= require(${JSON.stringify(args.path)}))[key] });`,
+            loader: 'js',
+          }));
+        },
+      },
+      {
         name: 'own-import-meta-url',
         setup(build) {
           build.onLoad({ filter: /\.js$/ }, async (args) => {
@@ -82,7 +99,7 @@ function warmUp(): boolean {
     for (const f of FAMILIES) {
       for (const n of [f.minN, f.minN + 1]) writeFileSync(join(dir, `${f.name}-${n}.litmus`), f.make(n));
     }
-    const run = spawnSync(process.execPath, [join(dist, 'src', 'cli', 'start.js'), 'check', '-j', '1', dir], {
+    const run = spawnSync(process.execPath, [join(dist, 'src', 'cli', 'start.cjs'), 'check', '-j', '1', dir], {
       env: { ...process.env, LITMUS_CODE_CACHE: 'write' },
       encoding: 'utf8',
     });

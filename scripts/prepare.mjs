@@ -46,7 +46,7 @@ function sourceHash() {
 
 const run = (file, args) => execFileSync(process.execPath, [file, ...args], { cwd: root, stdio: 'inherit' });
 const hash = sourceHash();
-const built = existsSync(stampFile) && readFileSync(stampFile, 'utf8') === hash && existsSync(join(root, 'dist', 'src', 'cli', 'start.js'));
+const built = existsSync(stampFile) && readFileSync(stampFile, 'utf8') === hash && existsSync(join(root, 'dist', 'src', 'cli', 'start.cjs'));
 if (!built) {
   run(join(root, 'node_modules', 'typescript', 'bin', 'tsc'), ['-p', 'tsconfig.json']);
   run(join(root, 'dist', 'scripts', 'lower-suites.js'), []);
@@ -54,4 +54,4 @@ if (!built) {
   writeFileSync(stampFile, hash);
 }
 // The commands' files are executable, as npm's bin links need them to be.
-for (const file of ['start.js', 'main.js', 'herd7.js']) chmodSync(join(root, 'dist', 'src', 'cli', file), 0o755);
+for (const file of ['start.cjs', 'main.js', 'herd7.js']) chmodSync(join(root, 'dist', 'src', 'cli', file), 0o755);

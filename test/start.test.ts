@@ -1,4 +1,4 @@
-// The `litmus` command's start (src/cli/start.ts): the build's bundle runs
+// The `litmus` command's start (src/cli/start.cts): the build's bundle runs
 // with V8's code cache; a cache V8 refuses, or a bundle older than the
 // compiled modules, still gives a working command.
 
@@ -27,7 +27,7 @@ function run(cli: string, args: string[], env: Record<string, string> = {}): Pro
 
 /**
  * A copy of the start: dist/litmus.cjs, its cache (or `cache` instead),
- * start.js, v8-flags.js and `main` as main.js; with `checkout`, a
+ * start.cjs, v8-flags.cjs and `main` as main.js; with `checkout`, a
  * src/cli/main.ts beside dist/ as in a clone.
  */
 function layout(name: string, opts: { cache?: Buffer; main?: string; bundleOlder?: boolean; checkout?: boolean }): string {
@@ -39,7 +39,7 @@ function layout(name: string, opts: { cache?: Buffer; main?: string; bundleOlder
     mkdirSync(join(root, 'src', 'cli'), { recursive: true });
     writeFileSync(join(root, 'src', 'cli', 'main.ts'), '');
   }
-  for (const f of ['start.js', 'v8-flags.js']) copyFileSync(join(DIST, 'src', 'cli', f), join(cli, f));
+  for (const f of ['start.cjs', 'v8-flags.cjs']) copyFileSync(join(DIST, 'src', 'cli', f), join(cli, f));
   const cacheName = readdirSync(DIST).find((f) => /^litmus\.[\w-]+\.cache$/.test(f))!;
   copyFileSync(join(DIST, 'litmus.cjs'), join(root, 'dist', 'litmus.cjs'));
   if (opts.cache) writeFileSync(join(root, 'dist', cacheName), opts.cache);
@@ -48,7 +48,7 @@ function layout(name: string, opts: { cache?: Buffer; main?: string; bundleOlder
   const now = Date.now() / 1000;
   utimesSync(join(root, 'dist', 'litmus.cjs'), now, opts.bundleOlder ? now - 60 : now);
   utimesSync(join(cli, 'main.js'), now, now - 30);
-  return join(cli, 'start.js');
+  return join(cli, 'start.cjs');
 }
 
 beforeAll(() => {

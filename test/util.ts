@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 
 export const TEST_DIR = dirname(fileURLToPath(import.meta.url));
 export const ROOT = resolve(TEST_DIR, '..');
-export const CLI = join(ROOT, 'dist', 'src', 'cli', 'start.js');
+export const CLI = join(ROOT, 'dist', 'src', 'cli', 'start.cjs');
 export const NFS_DIR = join(ROOT, 'litmus', 'clear_invalid_mapping');
 
 /** A deep copy without source positions, to compare syntax trees. */

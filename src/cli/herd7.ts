@@ -7,7 +7,7 @@
 // a `Warning: File "..."` line on stderr and the run goes on with exit 0
 // (unless -exit true); a bad command line exits 2.
 
-import './v8-flags.js';
+import './v8-flags.cjs';
 import { existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

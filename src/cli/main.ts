@@ -2,7 +2,7 @@
 // The litmus command line. Only commander is loaded up front; the checker is
 // imported when a command needs it, so that startup stays small.
 
-import './v8-flags.js';
+import './v8-flags.cjs';
 import { Command, InvalidArgumentError } from 'commander';
 
 const program = new Command();
