@@ -67,7 +67,7 @@ export interface ExploreState {
   readonly byLoc: number[][];
   /** Structures (and what models derive from them) shared by candidates with the same events. */
   readonly structures: StructureCache;
-  /** Each thread's state (replaced, not mutated, as the thread goes on). */
+  /** Each thread's state (runLocal replaces it with a copy; resume changes it in place and restores it on return). */
   readonly ts: ThreadState[];
   readonly finalRegs: number[][];
   readonly waiting: Waiting[];
