@@ -39,8 +39,13 @@ class Scratch {
   indegree = new Int32Array(64);
   ready = new Int32Array(64);
   placed = new Uint8Array(64);
+  inSection = new Uint8Array(64);
+  stack = new Int32Array(64);
+  local = new Int32Array(64);
   start = new Int32Array(65);
   succ = new Int32Array(256);
+  predStart = new Int32Array(65);
+  pred = new Int32Array(256);
   size(n: number): this {
     if (this.rfSource.length < n) {
       const m = 2 * n;
@@ -51,7 +56,11 @@ class Scratch {
       this.indegree = new Int32Array(m);
       this.ready = new Int32Array(m);
       this.placed = new Uint8Array(m);
+      this.inSection = new Uint8Array(m);
+      this.stack = new Int32Array(m);
+      this.local = new Int32Array(m);
       this.start = new Int32Array(m + 1);
+      this.predStart = new Int32Array(m + 1);
     }
     return this;
   }
@@ -170,37 +179,141 @@ function topological(n: number, s: Scratch): boolean {
   return placed === n;
 }
 
+/** The constraints by their lock, for topologicalWithGrace. */
+const graceIndexes = new WeakMap<readonly GraceConstraint[], Map<number, GraceConstraint[]>>();
+
+function byLock(grace: readonly GraceConstraint[]): Map<number, GraceConstraint[]> {
+  let index = graceIndexes.get(grace);
+  if (index) return index;
+  index = new Map();
+  for (const c of grace) {
+    const l = index.get(c.lock);
+    if (l) l.push(c);
+    else index.set(c.lock, [c]);
+  }
+  graceIndexes.set(grace, index);
+  return index;
+}
+
+/** The predecessor lists of the graph: the predecessors of b are pred[predStart[b] .. predStart[b+1]). */
+function buildPredecessors(n: number, s: Scratch): void {
+  const used = s.start[n];
+  if (s.pred.length < used) s.pred = new Int32Array(2 * used);
+  s.predStart.fill(0, 0, n + 1);
+  for (let i = 0; i < used; i++) s.predStart[s.succ[i] + 1]++;
+  for (let b = 0; b < n; b++) s.predStart[b + 1] += s.predStart[b];
+  const fill = s.local; // borrowed: the next free place of each list
+  for (let b = 0; b < n; b++) fill[b] = s.predStart[b];
+  for (let a = 0; a < n; a++) for (let i = s.start[a]; i < s.start[a + 1]; i++) s.pred[fill[s.succ[i]]++] = a;
+}
+
 /**
- * Kahn's algorithm with grace periods: a grace period is placed only while
- * none of the critical sections it waits for is open (locked, not yet
- * unlocked); among the events ready, grace periods and ordinary events go
- * first, read-side locks last.
+ * Kahn's algorithm with grace periods, placing each critical section whole:
+ * ordinary events and grace periods go as soon as they are ready; a
+ * read-side lock only when nothing else is, and then with its unlock and
+ * everything still unplaced that the unlock needs (and, for any other lock
+ * that pulls in, its unlock too), provided none of that is a grace period
+ * the sections wait for. So no section is ever open while a grace period is
+ * placed, and a grace period the unlock needs comes before the lock.
  */
 function topologicalWithGrace(n: number, grace: readonly GraceConstraint[], s: Scratch): boolean {
+  const sections = byLock(grace);
+  buildPredecessors(n, s);
   s.placed.fill(0, 0, n);
-  const isSectionLock = (e: number) => grace.some((c) => c.lock === e);
-  const blocked = (e: number) => grace.some((c) => c.gp === e && s.placed[c.lock] === 1 && s.placed[c.unlock] === 0);
   let top = 0;
-  for (let a = 0; a < n; a++) if (s.indegree[a] === 0) s.ready[top++] = a;
   let placed = 0;
-  while (top > 0) {
-    // Prefer an event that is neither a blocked grace period nor a lock; then a lock.
-    let pick = -1;
-    for (let i = top - 1; i >= 0; i--) {
-      const e = s.ready[i];
-      if (isSectionLock(e)) {
-        if (pick < 0) pick = i;
-      } else if (!blocked(e)) {
-        pick = i;
-        break;
-      }
-    }
-    if (pick < 0) return false; // only grace periods waiting for open sections
-    const a = s.ready[pick];
-    s.ready[pick] = s.ready[--top];
+  for (let a = 0; a < n; a++) if (s.indegree[a] === 0) s.ready[top++] = a;
+  const place = (a: number) => {
     s.placed[a] = 1;
     placed++;
     for (let i = s.start[a]; i < s.start[a + 1]; i++) if (--s.indegree[s.succ[i]] === 0) s.ready[top++] = s.succ[i];
+  };
+  while (placed < n) {
+    // An event that is not a read-side lock, if one is ready.
+    let pick = -1;
+    let lockAt = -1;
+    for (let i = top - 1; i >= 0 && pick < 0; i--) {
+      const e = s.ready[i];
+      if (s.placed[e] === 1) s.ready[i] = s.ready[--top]; // placed with a section meanwhile
+      else if (sections.has(e)) lockAt = i;
+      else pick = i;
+    }
+    if (pick >= 0) {
+      const a = s.ready[pick];
+      s.ready[pick] = s.ready[--top];
+      place(a);
+      continue;
+    }
+    if (lockAt < 0) return false; // nothing ready: a cycle
+    // Some lock whose section can be placed whole now.
+    let done = false;
+    for (let i = top - 1; i >= 0 && !done; i--) {
+      const l = s.ready[i];
+      if (s.placed[l] === 1 || !sections.has(l)) continue;
+      const size = sectionClosure(l, sections, s);
+      if (size < 0) continue;
+      if (!placeWhole(size, s, place)) return false;
+      done = true;
+    }
+    if (!done) return false;
   }
-  return placed === n;
+  return true;
+}
+
+/**
+ * The unplaced events that section l's unlock needs, with it (and the
+ * unlocks, with what they need, of the sections that pulls in), in
+ * s.stack[0 .. size) and marked in s.inSection; -1 if a grace period one of
+ * those sections waits for is among them.
+ */
+function sectionClosure(l: number, sections: Map<number, GraceConstraint[]>, s: Scratch): number {
+  let size = 0;
+  const add = (e: number) => {
+    if (s.placed[e] === 1 || s.inSection[e] === 1) return;
+    s.inSection[e] = 1;
+    s.stack[size++] = e;
+  };
+  add(l);
+  for (let k = 0; k < size; k++) {
+    const e = s.stack[k];
+    for (const c of sections.get(e) ?? []) add(c.unlock);
+    for (let i = s.predStart[e]; i < s.predStart[e + 1]; i++) add(s.pred[i]);
+  }
+  let ok = true;
+  for (let k = 0; k < size && ok; k++) {
+    for (const c of sections.get(s.stack[k]) ?? []) if (s.inSection[c.gp] === 1) ok = false;
+  }
+  if (!ok) {
+    for (let k = 0; k < size; k++) s.inSection[s.stack[k]] = 0;
+    return -1;
+  }
+  return size;
+}
+
+/** Places the events of a section closure in an order of the graph; false on a cycle. */
+function placeWhole(size: number, s: Scratch, place: (a: number) => void): boolean {
+  // inSection: 1 in the closure, 2 queued here.
+  let count = 0;
+  for (let k = 0; k < size; k++) {
+    const e = s.stack[k];
+    if (s.indegree[e] === 0) {
+      s.inSection[e] = 2;
+      s.local[count++] = e;
+    }
+  }
+  let placedHere = 0;
+  while (count > 0) {
+    const a = s.local[--count];
+    place(a);
+    placedHere++;
+    for (let i = s.start[a]; i < s.start[a + 1]; i++) {
+      const b = s.succ[i];
+      if (s.inSection[b] === 1 && s.indegree[b] === 0) {
+        s.inSection[b] = 2;
+        s.local[count++] = b;
+      }
+    }
+  }
+  for (let k = 0; k < size; k++) s.inSection[s.stack[k]] = 0;
+  return placedHere === size;
 }
