@@ -579,7 +579,10 @@ function structuralFlags(x: Execution, st: StaticLkmm, c?: Communication): strin
   if (sf.allLocks.isEmpty()) return flags;
   flags.push(...sf.locks);
   // The final value of a spinlock (or SRCU structure) should not be tested.
-  if (!S.FW.id().seq(x.rel.loc).restrict(undefined, sf.allLocks).isEmpty()) flags.push('lock-final');
+  // Which locations FW covers (those the final state shows) is the same for
+  // every candidate of the test, so this is decided once per structure.
+  sf.lockFinal ??= !S.FW.id().seq(x.rel.loc).restrict(undefined, sf.allLocks).isEmpty();
+  if (sf.lockFinal) flags.push('lock-final');
   if (sf.unmatchedUnlock) flags.push('unmatched-unlock');
   return flags;
 }
@@ -602,7 +605,9 @@ function staticFlags(x: Execution, rcuRscs: Relation, lkRmw: Relation) {
   const allLocks = S.LKR.or(S.LKW, S.UL, S.LF, S.RL, S.RU).or(S.SrcuLock, S.SrcuUnlock, S.SyncSrcu);
   const lockFlags: string[] = [];
   let unmatchedUnlock = false;
-  if (allLocks.isEmpty()) return { rcu: rcuFlags, allLocks, locks: lockFlags, unmatchedUnlock };
+  // lock.cat's lock-final, once known (structuralFlags).
+  const lockFinal = undefined as boolean | undefined;
+  if (allLocks.isEmpty()) return { rcu: rcuFlags, allLocks, locks: lockFlags, unmatchedUnlock, lockFinal };
   // Ordinary accesses to a lock or an SRCU structure.
   if (!S.M.minus(S.IW).minus(allLocks).id().seq(x.rel.loc).restrict(undefined, allLocks).isEmpty()) lockFlags.push('mixed-lock-accesses');
   if (!S.LKW.minus(lkRmw.range()).isEmpty()) lockFlags.push('unpaired-LKW');
@@ -622,7 +627,7 @@ function staticFlags(x: Execution, rcuRscs: Relation, lkRmw: Relation) {
       break;
     }
   }
-  return { rcu: rcuFlags, allLocks, locks: lockFlags, unmatchedUnlock };
+  return { rcu: rcuFlags, allLocks, locks: lockFlags, unmatchedUnlock, lockFinal };
 }
 
 /**
