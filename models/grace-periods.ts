@@ -7,7 +7,7 @@
 // are matched as the LKMM's bell matches them (models/lkmm.ts).
 
 import type { Execution } from '../src/model/execution.js';
-import { Relation } from '../src/relation/relation.js';
+import { type EventSet, Relation } from '../src/relation/relation.js';
 import { readSideSections } from './lkmm.js';
 
 /** A critical section [lock, unlock] and a grace period it may not contain. */
@@ -22,11 +22,17 @@ export function graceConstraints(x: Execution): GraceConstraint[] {
   const syncRcu = S.fence('sync-rcu');
   if (syncRcu.isEmpty() && S.SyncSrcu.isEmpty()) return [];
   const { rcu, srcu } = readSideSections(x);
-  const out: GraceConstraint[] = [];
-  for (const [lock, unlock] of rcu.pairs()) for (const gp of syncRcu.members()) out.push({ lock, unlock, gp });
+  const out = rcuGraceConstraints(rcu, syncRcu);
   for (const [lock, unlock] of srcu.pairs()) {
     for (const gp of S.SyncSrcu.members()) if (x.events[gp].loc === x.events[lock].loc) out.push({ lock, unlock, gp });
   }
+  return out;
+}
+
+/** RCU's part: every synchronize_rcu against every RCU critical section. */
+export function rcuGraceConstraints(sections: Relation, syncRcu: EventSet): GraceConstraint[] {
+  const out: GraceConstraint[] = [];
+  for (const [lock, unlock] of sections.pairs()) for (const gp of syncRcu.members()) out.push({ lock, unlock, gp });
   return out;
 }
 

@@ -8,10 +8,10 @@
 // such execution.
 //
 // The order is searched for greedily, by Kahn's algorithm: an event is
-// placed once everything ordered before it is, grace periods as soon as no
-// critical section they wait for is open, read-side locks as late as
-// possible. Without grace constraints this decides exactly; with them a
-// failure may be the greedy's, so callers take only "found" as an answer.
+// placed once everything ordered before it is; a read-side critical section
+// is placed whole, when nothing else is ready (topologicalWithGrace).
+// Without grace constraints this decides exactly; with them a failure may
+// be the greedy's, so callers take only "found" as an answer.
 
 import type { Execution } from '../src/model/execution.js';
 import type { Relation } from '../src/relation/relation.js';

@@ -7,7 +7,7 @@
 import type { Execution } from '../src/model/execution.js';
 import type { Highlight, Model, Ordering, Verdict } from '../src/model/model.js';
 import { EventSet, fixpoint, lasting, Relation, scratch } from '../src/relation/relation.js';
-import type { GraceConstraint } from './grace-periods.js';
+import { rcuGraceConstraints } from './grace-periods.js';
 import { findsInterleaving, type InterleavingShape } from './interleaving.js';
 import { mayCycleThrough } from './lkmm-load-buffering.js';
 
@@ -81,13 +81,16 @@ function staticRelations(x: Execution) {
   // lock.cat's lock-nest: a lock taken again, no unlock between, deadlocks.
   const lockNest = !S.LKR.isEmpty() &&
     !S.LKW.id().seq(poLoc).seq(S.LKR.id()).minus(poLoc.seq(S.UL.id()).seq(poLoc)).isEmpty();
-  // The program-order edges any relation below is made of (see interleavingShape).
-  const ordering = () => {
+  // When an interleaving is allowed, and the program-order edges any
+  // relation below is made of (see "Why the LKMM allows an interleaving" below).
+  const hasSrcu = !S.SrcuLock.isEmpty() || !S.SrcuUnlock.isEmpty() || !S.SyncSrcu.isEmpty();
+  let interleaving: InterleavingShape | undefined;
+  if (!lockNest && Plain.isEmpty() && !hasSrcu) {
     const graceMarks = SyncRcu.or(S.fence('rcu-lock'), S.fence('rcu-unlock'));
-    return poLoc.or(rmwAll, B.addr, B.data, B.ctrl, mbPo, gp, rmb, wmb, acqPo, poRel)
+    const order = poLoc.or(rmwAll, B.addr, B.data, B.ctrl, mbPo, gp, rmb, wmb, acqPo, poRel)
       .or(poUnlockPoLockPo, poToUnlock, lockToPo, rcuRscs, po.restrict(undefined, graceMarks), po.restrict(graceMarks, undefined));
-  };
-  const interleaving = lockNest || !Plain.isEmpty() ? undefined : interleavingShape(x, ordering, rmwAll, rcuRscs, SyncRcu);
+    interleaving = { order, rmw: Int32Array.from(rmwAll.pairs().flat()), grace: rcuGraceConstraints(rcuRscs, SyncRcu) };
+  }
   return {
     FailedRMW, Acquire, Release, Mb, Noreturn, Marked, Plain, rcuRscs, poLoc, lkRmw, rmwAll, acqPo, poRel,
     R4rmb, rmb, wmb, mbPo, SyncRcu, gp, barrier, poUnlockPoLockPo, hasRcu, fencerel, poToUnlock, lockToPo, hasLocks,
@@ -98,8 +101,8 @@ function staticRelations(x: Execution) {
   };
 }
 
-/**
- * When the LKMM allows every interleaving of these events (see
+/*
+ * Why the LKMM allows an interleaving (staticRelations' `interleaving`, see
  * models/interleaving.ts), and which program order it must keep. Every
  * relation of the axioms below but plain-coherence is made of rf, co, fr
  * and program-order edges of a few kinds, known from the events alone:
@@ -117,13 +120,6 @@ function staticRelations(x: Execution) {
  * (plain-coherence and data races need the whole model) and SRCU (its
  * critical sections follow values through memory) keep the full check.
  */
-function interleavingShape(x: Execution, ordering: () => Relation, rmwAll: Relation, rcuRscs: Relation, syncRcu: EventSet): InterleavingShape | undefined {
-  const S = x.sets;
-  if (!S.SrcuLock.isEmpty() || !S.SrcuUnlock.isEmpty() || !S.SyncSrcu.isEmpty()) return undefined;
-  const grace: GraceConstraint[] = [];
-  for (const [lock, unlock] of rcuRscs.pairs()) for (const gp of syncRcu.members()) grace.push({ lock, unlock, gp });
-  return { order: ordering(), rmw: Int32Array.from(rmwAll.pairs().flat()), grace };
-}
 
 type StaticLkmm = ReturnType<typeof staticRelations>;
 const staticCache = new WeakMap<object, StaticLkmm>();
@@ -316,7 +312,7 @@ export const lkmm: Model = {
     const st = staticOf(x);
     const prefix = opts?.prefix ?? false;
     return scratch(() => {
-      // An interleaving is allowed (see interleavingShape): only its flags are left to find.
+      // An interleaving is allowed (see "Why the LKMM allows an interleaving"): only its flags are left to find.
       if (st.interleaving && findsInterleaving(x, st.interleaving)) return { consistent: true, flags: prefix ? [] : structuralFlags(x, st) };
       return checkAxioms(x, st, prefix);
     });
