@@ -3,7 +3,7 @@
 // the value of a read whose write comes later in its exploration order.
 
 import { effectOf } from '../events/primitives.js';
-import { binop, evalPure, isAddress, LOC_BASE, pureRegs, type Instr, type Program, type PureExpr, type Thread } from '../program/program.js';
+import { binop, evalPure, hasLoops, isAddress, LOC_BASE, pureRegs, type Instr, type Program, type PureExpr, type Thread } from '../program/program.js';
 
 /**
  * How many values a location may take before the test is refused. Chained
@@ -115,6 +115,18 @@ export function sumOfSets(as: Set<number>, bs: Set<number>, sign: 1 | -1): Set<n
   return out;
 }
 
+/** a ∪ b: a itself when b adds nothing, else a new set (neither is changed). */
+function unionIfLarger(a: Set<number>, b: Set<number>): Set<number> {
+  if (a === b) return a;
+  let out: Set<number> | undefined;
+  for (const v of b) {
+    if (a.has(v)) continue;
+    out ??= new Set(a);
+    out.add(v);
+  }
+  return out ?? a;
+}
+
 /**
  * Calls f with every combination of the values the arguments at `positions`
  * may hold (the others 0), in one reused array of `n` values.
@@ -194,7 +206,7 @@ export function computeDomain(prog: Program): ValueDomain {
     for (const [wpc, vs] of ownAt[t].get(loc) ?? []) if (wpc < pc) for (const v of vs) out.add(v);
   };
   const lastStates: Map<string, { pc: number; regs: AbsRegs }>[] = prog.threads.map(() => new Map());
-  const hasLoop = prog.threads.some((th) => th.code.some((i) => i.op === 'loopcheck'));
+  const hasLoop = hasLoops(prog);
   const writeInstrs = prog.threads.reduce((a, th) => a + th.code.filter((i) => i.op === 'prim').length, 0);
   const maxWrites = writeInstrs * (hasLoop ? prog.unroll + 1 : 1);
   const locsOf = (s: Set<number>): number[] => {
@@ -215,25 +227,25 @@ export function computeDomain(prog: Program): ValueDomain {
       const fromMemory = readDerived(th);
       const keyOf = (pc: number, regs: AbsRegs) =>
         counters.length === 0 ? String(pc) : `${pc}|${counters.map((c) => [...regs[c]].join('/')).join(',')}`;
+      // A register's set is never changed once made (states share them): a
+      // join that adds values makes the union a new set.
       const states = new Map<string, { pc: number; regs: AbsRegs }>();
       const join = (pc: number, regs: AbsRegs) => {
         const key = keyOf(pc, regs);
         const cur = states.get(key);
         if (!cur) {
-          states.set(key, { pc, regs: regs.map((s) => new Set(s)) });
+          states.set(key, { pc, regs: regs.slice() });
           work.push(key);
           return;
         }
         let grew = false;
-        regs.forEach((s, i) => {
-          for (const v of s) {
-            if (!cur.regs[i].has(v)) {
-              cur.regs[i].add(v);
-              grew = true;
-            }
-          }
-          if (cur.regs[i].size > DOMAIN_CAP) bounded = false;
-        });
+        for (let i = 0; i < regs.length; i++) {
+          const union = unionIfLarger(cur.regs[i], regs[i]);
+          if (union === cur.regs[i]) continue;
+          cur.regs[i] = union;
+          grew = true;
+          if (union.size > DOMAIN_CAP) bounded = false;
+        }
         if (grew) work.push(key);
       };
       const work: string[] = [];
@@ -248,7 +260,7 @@ export function computeDomain(prog: Program): ValueDomain {
         const ins = th.code[pc];
         const nextRegs = (dst: number, vals: Set<number>): AbsRegs => {
           const r = regs.slice();
-          if (dst >= 0) r[dst] = new Set(vals);
+          if (dst >= 0) r[dst] = vals;
           return r;
         };
         switch (ins.op) {

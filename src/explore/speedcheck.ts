@@ -12,7 +12,7 @@
 // FinalCheck.decide) is true, false, or not yet known.
 
 import type { Event } from '../events/event.js';
-import type { Instr, Program, StateView } from '../program/program.js';
+import { hasLoops, type Instr, type Program, type StateView } from '../program/program.js';
 import { reachableUnion, type ValueDomain } from './domain.js';
 
 /**
@@ -41,7 +41,7 @@ type SearchMode = SpeedMode | 'filter';
 
 /** Whether an exhaustive count may drop what the filter rejects early: a filter, and no loop to cut. */
 export function filterPrunes(prog: Program): boolean {
-  return prog.final.decideFilter !== undefined && prog.threads.every((th) => th.code.every((ins) => ins.op !== 'loopcheck'));
+  return prog.final.decideFilter !== undefined && !hasLoops(prog);
 }
 
 /** Thrown by the explorer when the search has its answer. */

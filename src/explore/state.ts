@@ -6,6 +6,7 @@
 
 import type { Event, LockKind } from '../events/event.js';
 import { LimitError } from '../parse/errors.js';
+import { prefixChecksFrom } from './prefix.js';
 import type { Instr, PrimInstr, Program } from '../program/program.js';
 import { StructureCache } from '../model/execution.js';
 import type { Model } from '../model/model.js';
@@ -78,8 +79,12 @@ export interface ExploreState {
    * is replaced, never changed, so that events share it (Event.held).
    */
   readonly open: (readonly number[])[];
-  /** Prefix checks made since the last one that rejected, and checks skipped. */
-  prefix: { sinceReject: number; skipped: number };
+  /**
+   * Prefix checks made since the last one that rejected, and checks skipped;
+   * `from`: how many leaves (judged or pruned) the search reaches before the
+   * first check (prefix.ts).
+   */
+  prefix: { sinceReject: number; skipped: number; readonly from: number };
   steps: number;
   readonly counts: ExploreCounts;
   readonly outcomes: Map<string, Outcome>;
@@ -112,7 +117,7 @@ export function newState(prog: Program, model: Model, opts: ExploreOptions): Exp
     waiting: [],
     pending: [],
     open: prog.threads.map(() => []),
-    prefix: { sinceReject: 0, skipped: 0 },
+    prefix: { sinceReject: 0, skipped: 0, from: prefixChecksFrom(prog) },
     steps: 0,
     counts: { candidates: 0, pruned: 0, cutPaths: 0, positive: 0, negative: 0, prefixChecks: 0, prefixRejects: 0 },
     outcomes: new Map(),

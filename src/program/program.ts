@@ -536,6 +536,11 @@ function collectAssigned(body: Stmt[], out: Set<string>): void {
   body.forEach(walk);
 }
 
+/** Whether any thread has a loop (unrolled, with a loopcheck at its bound: herd's "Loop" when a path reaches it). */
+export function hasLoops(prog: Program): boolean {
+  return prog.threads.some((th) => th.code.some((ins) => ins.op === 'loopcheck'));
+}
+
 export function evalPure(e: PureExpr, regs: ArrayLike<number>): number {
   switch (e.k) {
     case 'const':
