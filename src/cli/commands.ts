@@ -57,6 +57,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
   const opts: RunOptions = {
     model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout, trace: o.trace, dot: o.dot, svg: o.svg,
     herdCompatible: o.herdCompatible, speedcheck: o.speedcheck,
+    print: { herd: !o.quiet && !o.json, json: o.json ?? false },
   };
   const reports = await checkFiles(files, opts, o.jobs);
 

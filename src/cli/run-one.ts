@@ -23,6 +23,13 @@ export interface RunOptions {
   herdCompatible?: boolean;
   /** Decide the verdict without counting every execution (explore/speedcheck.ts). */
   speedcheck?: boolean;
+  /**
+   * What the caller prints besides the one-line verdict (default: both):
+   * herd7's block and the JSON result. A test with suite metadata always
+   * gets its JSON result, which its folder's suite table reads. (Either
+   * costs as much as the check itself on a test with 16,000 states.)
+   */
+  print?: { herd: boolean; json: boolean };
 }
 
 export interface FileReport {
@@ -129,7 +136,10 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
       const { herdFindings, formatFindings } = await import('../export/lint.js');
       herdWarnings = formatFindings(file, herdFindings(r.program.test, text));
     }
-    return { file, status, herd: herdBlock(r), human: humanLine(r), trace, ...pictures, json: toJson(file, r, meta), meta, herdWarnings };
+    const print = opts.print ?? { herd: true, json: true };
+    const herd = print.herd ? herdBlock(r) : undefined;
+    const json = print.json || meta ? toJson(file, r, meta) : undefined;
+    return { file, status, herd, human: humanLine(r), trace, ...pictures, json, meta, herdWarnings };
   } catch (e) {
     if (e instanceof LitmusError) {
       const errors = [e, ...(e.others ?? [])].map((x) => ({ file, line: x.pos.line, col: x.pos.col, message: x.message }));
