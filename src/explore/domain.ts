@@ -214,17 +214,19 @@ export function computeDomain(prog: Program): ValueDomain {
     for (const v of s) if (isAddress(v) && v - LOC_BASE < nLoc) out.push(v - LOC_BASE);
     return out;
   };
+  // States are kept apart by the values of loop counters (always single
+  // values), so that loops unroll exactly as bounded and no further.
+  const countersOf = prog.threads.map((th) => [...new Set(th.code.flatMap((i) => (i.op === 'loopcheck' ? [i.counter] : [])))]);
+  // A branch on a value read from memory goes both ways: herd's equation
+  // solving lets a read take a value that is only written on the path
+  // that value selects (a value justified by itself through a cycle).
+  const fromMemoryOf = prog.threads.map(readDerived);
   for (let round = 0; round <= maxWrites && bounded; round++) {
     let changed = false;
     for (const th of prog.threads) {
       const n = th.code.length;
-      // States are kept apart by the values of loop counters (always single
-      // values), so that loops unroll exactly as bounded and no further.
-      const counters = [...new Set(th.code.flatMap((i) => (i.op === 'loopcheck' ? [i.counter] : [])))];
-      // A branch on a value read from memory goes both ways: herd's equation
-      // solving lets a read take a value that is only written on the path
-      // that value selects (a value justified by itself through a cycle).
-      const fromMemory = readDerived(th);
+      const counters = countersOf[th.index];
+      const fromMemory = fromMemoryOf[th.index];
       const keyOf = (pc: number, regs: AbsRegs) =>
         counters.length === 0 ? String(pc) : `${pc}|${counters.map((c) => [...regs[c]].join('/')).join(',')}`;
       // A register's set is never changed once made (states share them): a

@@ -11,12 +11,9 @@ export interface Token {
   value?: number;
 }
 
-// Longest first: the lexer takes the first that matches.
-const PUNCTS = [
-  '/\\', '\\/', '=>', '<<', '>>', '<=', '>=', '==', '!=', '&&', '||', '->', '<>',
-  '(', ')', '{', '}', '[', ']', ';', ',', '*', '&', '+', '-', '/', '%', '^', '|',
-  '~', '!', '<', '>', '=', ':', '.', '?',
-];
+/** Two-character punctuation, taken before the one-character kind. */
+const PUNCTS2 = new Set(['/\\', '\\/', '=>', '<<', '>>', '<=', '>=', '==', '!=', '&&', '||', '->', '<>']);
+const PUNCTS1 = new Set(['(', ')', '{', '}', '[', ']', ';', ',', '*', '&', '+', '-', '/', '%', '^', '|', '~', '!', '<', '>', '=', ':', '.', '?']);
 
 function isIdentStart(c: string): boolean {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c === '_';
@@ -24,6 +21,25 @@ function isIdentStart(c: string): boolean {
 
 function isIdentChar(c: string): boolean {
   return isIdentStart(c) || (c >= '0' && c <= '9');
+}
+
+function isDigit(c: string): boolean {
+  return c >= '0' && c <= '9';
+}
+
+function isHexDigit(c: string): boolean {
+  return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+function isIntSuffix(c: string): boolean {
+  return c === 'u' || c === 'U' || c === 'l' || c === 'L';
+}
+
+/** Whether name is a process name, P followed by digits. */
+function isProcName(name: string): boolean {
+  if (name.length < 2 || name[0] !== 'P') return false;
+  for (let k = 1; k < name.length; k++) if (!isDigit(name[k])) return false;
+  return true;
 }
 
 /**
@@ -40,80 +56,92 @@ export function tokenize(text: string, startOffset = 0, startPos: Pos = { line: 
   let depth = 0;
   let inBody = false;
   let afterProc = false;
-  const advance = (n: number) => {
-    for (let k = 0; k < n; k++) {
-      if (text[i] === '\n') {
+  /** Moves i to `to`, counting lines and columns on the way. */
+  const moveTo = (to: number) => {
+    for (; i < to; i++) {
+      if (text.charCodeAt(i) === 10) {
         line++;
         col = 1;
       } else col++;
-      i++;
     }
   };
   while (i < text.length) {
     const c = text[i];
-    if (c === ' ' || c === '\t' || c === '\r' || c === '\n' || c === '\f') {
-      advance(1);
+    if (c === ' ' || c === '\t' || c === '\r' || c === '\f') {
+      i++;
+      col++;
+      continue;
+    }
+    if (c === '\n') {
+      i++;
+      line++;
+      col = 1;
       continue;
     }
     const pos = { line, col };
     if (c === '(' && text[i + 1] === '*' && (!inBody || isOcamlCommentStart(text, i))) {
-      let depth = 0;
+      let nested = 0;
       while (i < text.length) {
         if (text[i] === '(' && text[i + 1] === '*') {
-          depth++;
-          advance(2);
+          nested++;
+          moveTo(i + 2);
         } else if (text[i] === '*' && text[i + 1] === ')') {
-          depth--;
-          advance(2);
-          if (depth === 0) break;
-        } else advance(1);
+          nested--;
+          moveTo(i + 2);
+          if (nested === 0) break;
+        } else moveTo(i + 1);
       }
-      if (depth !== 0) fail('unterminated comment "(*"', pos);
+      if (nested !== 0) fail('unterminated comment "(*"', pos);
       continue;
     }
     if (c === '/' && text[i + 1] === '*') {
       const end = text.indexOf('*/', i + 2);
       if (end < 0) fail('unterminated comment "/*"', pos);
-      advance(end + 2 - i);
+      moveTo(end + 2);
       continue;
     }
     if (c === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') advance(1);
+      const end = text.indexOf('\n', i);
+      moveTo(end < 0 ? text.length : end);
       continue;
     }
     if (c === '"') {
       const end = text.indexOf('"', i + 1);
       if (end < 0) fail('unterminated string', pos);
       toks.push({ kind: 'string', text: text.slice(i + 1, end), pos });
-      advance(end + 1 - i);
+      moveTo(end + 1);
       continue;
     }
-    if (c >= '0' && c <= '9') {
+    if (isDigit(c)) {
       let j = i;
       if (c === '0' && (text[i + 1] === 'x' || text[i + 1] === 'X')) {
         j += 2;
-        while (j < text.length && /[0-9a-fA-F]/.test(text[j])) j++;
+        while (j < text.length && isHexDigit(text[j])) j++;
       } else {
-        while (j < text.length && text[j] >= '0' && text[j] <= '9') j++;
+        while (j < text.length && isDigit(text[j])) j++;
       }
+      const digitsEnd = j;
       // C integer suffixes.
-      while (j < text.length && /[uUlL]/.test(text[j])) j++;
+      while (j < text.length && isIntSuffix(text[j])) j++;
       if (j < text.length && isIdentChar(text[j])) fail(`bad number "${text.slice(i, j + 1)}"`, pos);
-      const raw = text.slice(i, j).replace(/[uUlL]+$/, '');
-      const value = Number(raw);
+      const value = Number(text.slice(i, digitsEnd));
       toks.push({ kind: 'num', text: text.slice(i, j), pos, value });
-      advance(j - i);
+      col += j - i;
+      i = j;
       continue;
     }
     if (isIdentStart(c)) {
       let j = i + 1;
       while (j < text.length && isIdentChar(text[j])) j++;
-      toks.push({ kind: 'ident', text: text.slice(i, j), pos });
-      if (depth === 0 && /^P\d+$/.test(text.slice(i, j))) afterProc = true;
-      advance(j - i);
+      const name = text.slice(i, j);
+      toks.push({ kind: 'ident', text: name, pos });
+      if (depth === 0 && isProcName(name)) afterProc = true;
+      col += j - i;
+      i = j;
       continue;
     }
-    const p = PUNCTS.find((s) => text.startsWith(s, i));
+    const two = text.slice(i, i + 2);
+    const p = PUNCTS2.has(two) ? two : PUNCTS1.has(c) ? c : undefined;
     if (!p) fail(`unexpected character "${c}"`, pos);
     toks.push({ kind: 'punct', text: p, pos });
     // Inside a process body `(*x)` is code; elsewhere `(*` opens a comment.
@@ -125,7 +153,8 @@ export function tokenize(text: string, startOffset = 0, startPos: Pos = { line: 
       depth = Math.max(0, depth - 1);
       if (depth === 0) inBody = false;
     }
-    advance(p.length);
+    i += p.length;
+    col += p.length;
   }
   toks.push({ kind: 'eof', text: '', pos: { line, col } });
   return toks;
