@@ -59,6 +59,11 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('litmus start', () => {
+  it('has an ASCII bundle (Node reads anything else as UTF-16, at a cost on every start)', () => {
+    const text = readFileSync(join(DIST, 'litmus.cjs'), 'latin1');
+    expect(text.match(/[^\x00-\x7f]/g) ?? []).toEqual([]);
+  });
+
   it('runs the bundle with the code cache the build made, and prints what the modules print', async () => {
     const bundled = await run(CLI, ['check', test], { LITMUS_CODE_CACHE: 'report' });
     expect(bundled.stderr).toMatch(/litmus\.cjs, code cache used/);

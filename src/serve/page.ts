@@ -14,7 +14,7 @@ export const PAGE_HTML = `<!doctype html>
 </head>
 <body>
 <header><a href="#" id="home">litmus</a> <span id="where"></span></header>
-<main id="main"><p>Loading…</p></main>
+<main id="main"><p>Loading&hellip;</p></main>
 </body>
 </html>
 `;
@@ -94,12 +94,12 @@ export const PAGE_JS = String.raw`'use strict';
       clear(main);
       l.suites.forEach(function (s) { main.appendChild(suiteGrid(s)); });
       main.appendChild(el('h3', { text: 'Tests (' + l.tests.length + ')' }));
-      main.appendChild(el('p', {}, [el('a', { href: '#new', text: 'Write a new test…' })]));
+      main.appendChild(el('p', {}, [el('a', { href: '#new', text: 'Write a new test\u2026' })]));
       main.appendChild(el('ul', { cls: 'tests' }, l.tests.map(function (t) { return el('li', {}, [testLink(t.path, t.path)]); })));
     });
   }
 
-  /** A suite's scenario × version grid; the verdicts come when the server has checked every test. */
+  /** A suite's scenario-by-version grid; the verdicts come when the server has checked every test. */
   function suiteGrid(s) {
     var versions = [], scenarios = [];
     s.tests.forEach(function (t) {
@@ -114,12 +114,12 @@ export const PAGE_JS = String.raw`'use strict';
       versions.forEach(function (v) {
         var t = s.tests.filter(function (x) { return (x.meta.version || '') === v && (x.meta.scenario || '') === c; })[0];
         var td = el('td');
-        if (t) { td.appendChild(testLink(t.path, '…')); td.setAttribute('data-path', t.path); cells[t.path] = td; }
+        if (t) { td.appendChild(testLink(t.path, '\u2026')); td.setAttribute('data-path', t.path); cells[t.path] = td; }
         row.appendChild(td);
       });
       table.appendChild(row);
     });
-    var verdict = el('p', { cls: 'note', text: 'Checking ' + s.tests.length + ' tests…' });
+    var verdict = el('p', { cls: 'note', text: 'Checking ' + s.tests.length + ' tests\u2026' });
     var head = [el('h3', { text: s.title })];
     if (s.error) head.push(el('pre', { cls: 'error', text: s.error }));
     if (s.tests.length === 0) return el('section', { cls: 'suite' }, head);
@@ -141,7 +141,7 @@ export const PAGE_JS = String.raw`'use strict';
   function showTest(path) {
     where.textContent = path;
     clear(main);
-    main.appendChild(el('p', { text: 'Checking ' + path + '…' }));
+    main.appendChild(el('p', { text: 'Checking ' + path + '\u2026' }));
     return getJSON('/api/test?path=' + encodeURIComponent(path)).then(function (t) { drawTest(t.path, t.source, t.view, t.readOnly); });
   }
 
@@ -161,7 +161,7 @@ export const PAGE_JS = String.raw`'use strict';
     var check = el('button', { id: 'check', text: 'Check' });
     var buttons = el('div', { cls: 'buttons' }, [check]);
     check.addEventListener('click', function () {
-      status.textContent = 'checking…';
+      status.textContent = 'checking\u2026';
       postJSON('/api/check', { source: editor.value, path: path }).then(function (r) {
         status.textContent = 'checked the edited text (not saved)';
         drawView(results, r.view);

@@ -1,5 +1,5 @@
 // `litmus serve`: a local page to explore a folder of tests (or a suite's
-// scenario × version grid), each test's witnesses and forbidden candidate
+// scenario-by-version grid), each test's witnesses and forbidden candidate
 // as pictures beside their traces, and an editor to change a test and check
 // it again. node:http only; the page's HTML, CSS and JS are ours (page.ts),
 // nothing is fetched from elsewhere. Safe to leave running: it listens on
