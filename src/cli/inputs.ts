@@ -25,10 +25,11 @@ function suiteFile(dir: string): string | undefined {
 function walk(dir: string, out: string[], suites: string[]): void {
   const entry = suiteFile(dir);
   if (entry) suites.push(entry);
-  for (const name of readdirSync(dir).sort()) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) walk(p, out, suites);
-    else if (name.endsWith('.litmus')) out.push(p);
+  // The entries' types come with the listing (a stat only for a symbolic link).
+  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const e of entries) {
+    if (e.isDirectory() || (e.isSymbolicLink() && statSync(join(dir, e.name)).isDirectory())) walk(join(dir, e.name), out, suites);
+    else if (e.name.endsWith('.litmus')) out.push(join(dir, e.name));
   }
 }
 
