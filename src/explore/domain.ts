@@ -115,6 +115,13 @@ export function sumOfSets(as: Set<number>, bs: Set<number>, sign: 1 | -1): Set<n
   return out;
 }
 
+/** regs with register dst (if any, >= 0) holding vals; regs is not changed. */
+function withRegister(regs: AbsRegs, dst: number, vals: Set<number>): AbsRegs {
+  const r = regs.slice();
+  if (dst >= 0) r[dst] = vals;
+  return r;
+}
+
 /** a ∪ b: a itself when b adds nothing, else a new set (neither is changed). */
 function unionIfLarger(a: Set<number>, b: Set<number>): Set<number> {
   if (a === b) return a;
@@ -221,6 +228,7 @@ export function computeDomain(prog: Program): ValueDomain {
   // solving lets a read take a value that is only written on the path
   // that value selects (a value justified by itself through a cycle).
   const fromMemoryOf = prog.threads.map(readDerived);
+  const initialRegs: AbsRegs[] = prog.threads.map((th) => th.initRegs.map((v) => new Set([v])));
   for (let round = 0; round <= maxWrites && bounded; round++) {
     let changed = false;
     for (const th of prog.threads) {
@@ -252,7 +260,7 @@ export function computeDomain(prog: Program): ValueDomain {
       };
       const work: string[] = [];
       lastStates[th.index] = states;
-      join(0, th.initRegs.map((v) => new Set([v])));
+      join(0, initialRegs[th.index]);
       let steps = 0;
       while (work.length > 0 && bounded && steps++ < 100000) {
         const st = states.get(work.pop()!)!;
@@ -260,14 +268,9 @@ export function computeDomain(prog: Program): ValueDomain {
         if (pc >= n) continue;
         const regs = st.regs;
         const ins = th.code[pc];
-        const nextRegs = (dst: number, vals: Set<number>): AbsRegs => {
-          const r = regs.slice();
-          if (dst >= 0) r[dst] = vals;
-          return r;
-        };
         switch (ins.op) {
           case 'set':
-            join(pc + 1, nextRegs(ins.dst, absEval(ins.e, regs)));
+            join(pc + 1, withRegister(regs, ins.dst, absEval(ins.e, regs)));
             break;
           case 'jump':
             join(ins.target, regs);
@@ -304,7 +307,7 @@ export function computeDomain(prog: Program): ValueDomain {
                 if (e.mayFail && nv !== undefined) result.add(e.result(old, undefined, args));
               }
             });
-            join(pc + 1, nextRegs(ins.dst, result));
+            join(pc + 1, withRegister(regs, ins.dst, result));
             break;
           }
         }
@@ -392,6 +395,11 @@ function lockGuard(code: Instr[], addresses: Set<number>[], L: number): LockGuar
   return { outside: outside[0], inside: inside[0] };
 }
 
+/** Adds every member of `from` (if any) to `to`. */
+function addAll(to: Set<number>, from: Set<number> | undefined): void {
+  if (from) for (const x of from) to.add(x);
+}
+
 /**
  * For each instruction of a thread (and its end, code.length), the union of
  * `here` over every instruction reachable from it, itself included: a
@@ -404,11 +412,12 @@ export function reachableUnion(code: Instr[], here: Set<number>[]): Set<number>[
     changed = false;
     for (let pc = n - 1; pc >= 0; pc--) {
       const ins = code[pc];
-      const succ = ins.op === 'jump' ? [ins.target] : ins.op === 'branch' ? [pc + 1, ins.ifFalse] : [pc + 1];
       const set = from[pc];
       const before = set.size;
       for (const x of here[pc]) set.add(x);
-      for (const q of succ) for (const x of from[q] ?? []) set.add(x);
+      if (ins.op !== 'jump') addAll(set, from[pc + 1]);
+      if (ins.op === 'jump') addAll(set, from[ins.target]);
+      else if (ins.op === 'branch') addAll(set, from[ins.ifFalse]);
       if (set.size !== before) changed = true;
     }
   }
