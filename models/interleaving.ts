@@ -17,13 +17,28 @@ import type { Execution } from '../src/model/execution.js';
 import type { Relation } from '../src/relation/relation.js';
 import type { GraceConstraint } from './grace-periods.js';
 
-/** What the search needs beyond the execution, fixed per event structure. */
+/** What the search needs beyond the execution, fixed per event structure (made by interleavingShape). */
 export interface InterleavingShape {
   /** The program-order edges the order must keep (a part of po). */
   order: Relation;
+  /** order as successor lists, made once: the successors of a are orderSucc[orderStart[a] .. orderStart[a+1]). */
+  orderStart: Int32Array;
+  orderSucc: Int32Array;
   /** Read and write of each read-modify-write, flattened: [r0, w0, r1, w1, ...]. */
   rmw: Int32Array;
   grace: readonly GraceConstraint[];
+}
+
+/** The InterleavingShape of a structure's order, read-modify-writes (flattened pairs) and grace constraints. */
+export function interleavingShape(order: Relation, rmw: Int32Array, grace: readonly GraceConstraint[]): InterleavingShape {
+  const orderStart = new Int32Array(order.n + 1);
+  const succ: number[] = [];
+  for (let a = 0; a < order.n; a++) {
+    orderStart[a] = succ.length;
+    succ.push(...order.successors(a));
+  }
+  orderStart[order.n] = succ.length;
+  return { order, orderStart, orderSucc: Int32Array.from(succ), rmw, grace };
 }
 
 /**
@@ -79,7 +94,7 @@ export function findsInterleaving(x: Execution, shape: InterleavingShape): boole
   const s = scratchArrays.size(x.n);
   indexCommunication(x, s);
   if (!atomic(x, shape.rmw, s)) return false;
-  buildGraph(x, shape.order, s);
+  buildGraph(x, shape, s);
   return shape.grace.length === 0 ? topological(x.n, s) : topologicalWithGrace(x.n, shape.grace, s);
 }
 
@@ -133,14 +148,15 @@ function atomic(x: Execution, rmw: Int32Array, s: Scratch): boolean {
  * coherence successor only: the rest follows by transitivity), and each
  * event's number of predecessors.
  */
-function buildGraph(x: Execution, order: Relation, s: Scratch): void {
+function buildGraph(x: Execution, shape: InterleavingShape, s: Scratch): void {
   const { n } = x;
   const rf = x.rel.rf;
+  const { orderStart, orderSucc } = shape;
   let used = 0;
   for (let a = 0; a < n; a++) {
     s.start[a] = used;
-    s.room(used, 64 * order.w + 2);
-    used = pushRow(order, a, s.succ, used);
+    s.room(used, orderStart[a + 1] - orderStart[a] + 32 * rf.w + 2);
+    for (let i = orderStart[a]; i < orderStart[a + 1]; i++) s.succ[used++] = orderSucc[i];
     used = pushRow(rf, a, s.succ, used);
     const next = s.coNext[a];
     if (next >= 0) s.succ[used++] = next;

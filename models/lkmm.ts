@@ -8,7 +8,7 @@ import type { Execution } from '../src/model/execution.js';
 import type { Highlight, Model, Ordering, Verdict } from '../src/model/model.js';
 import { EventSet, fixpoint, lasting, Relation, scratch } from '../src/relation/relation.js';
 import { rcuGraceConstraints } from './grace-periods.js';
-import { findsInterleaving, type InterleavingShape } from './interleaving.js';
+import { findsInterleaving, interleavingShape, type InterleavingShape } from './interleaving.js';
 import { mayCycleThrough } from './lkmm-load-buffering.js';
 
 /**
@@ -89,7 +89,7 @@ function staticRelations(x: Execution) {
     const graceMarks = SyncRcu.or(S.fence('rcu-lock'), S.fence('rcu-unlock'));
     const order = poLoc.or(rmwAll, B.addr, B.data, B.ctrl, mbPo, gp, rmb, wmb, acqPo, poRel)
       .or(poUnlockPoLockPo, poToUnlock, lockToPo, rcuRscs, po.restrict(undefined, graceMarks), po.restrict(graceMarks, undefined));
-    interleaving = { order, rmw: Int32Array.from(rmwAll.pairs().flat()), grace: rcuGraceConstraints(rcuRscs, SyncRcu) };
+    interleaving = interleavingShape(order, Int32Array.from(rmwAll.pairs().flat()), rcuGraceConstraints(rcuRscs, SyncRcu));
   }
   return {
     FailedRMW, Acquire, Release, Mb, Noreturn, Marked, Plain, rcuRscs, poLoc, lkRmw, rmwAll, acqPo, poRel,

@@ -7,16 +7,19 @@ import { effectOf, type Effect } from '../events/primitives.js';
 import { evalPure, isAddress, isSymbolic, LOC_BASE, type PrimInstr } from '../program/program.js';
 import { lock, lockRead, unlock } from './locks.js';
 import { read } from './reads.js';
-import { depsOf, dropSymbolic, resume, usesSymbol } from './schedule.js';
+import { depsOf, dropSymbolic, resume, unionOfDeps, usesSymbol } from './schedule.js';
 import { withEvent, type ExploreState, type ThreadState } from './state.js';
 import { rmwWrite, write } from './writes.js';
 
 /** A read's bit in a dependency set: its position in its thread's program order. */
-const BIT = (r: Event): bigint => 1n << BigInt(r.poIndex);
+const BIT = (r: Event): bigint => (r.poIndex < SMALL_BITS.length ? SMALL_BITS[r.poIndex] : 1n << BigInt(r.poIndex));
+
+/** The bits of the first 64 positions, made once (a bigint is allocated each time one is computed). */
+const SMALL_BITS: readonly bigint[] = Array.from({ length: 64 }, (_, i) => 1n << BigInt(i));
 
 export function execPrim(s: ExploreState, t: number, ts: ThreadState, ins: PrimInstr): void {
   const e = effectOf(ins.prim);
-  const done = () => resume(s, t, ts, -1, 0, 0n);
+  const done = () => resume(s, ts, -1, 0, 0n);
   if (e.object === 'none') {
     withEvent(s, t, ts, { kind: 'F', loc: -1, value: 0, annot: 'ONCE', fence: e.fence, ins }, done);
     return;
@@ -28,12 +31,11 @@ export function execPrim(s: ExploreState, t: number, ts: ThreadState, ins: PrimI
     return;
   }
   const loc = addrVal - LOC_BASE;
-  if (ins.args.some((a) => a.k !== 'reg' && usesSymbol(a, ts))) {
+  if (computesWithRegisterSymbol(ins, ts)) {
     dropSymbolic(s);
     return;
   }
   const addrDeps = depsOf(ins.addr, ts);
-  const returned = (value: number) => (r: Event) => resume(s, t, ts, ins.dst, value, BIT(r));
   switch (e.shape) {
     case 'access':
       access(s, t, ts, ins, e, loc, addrDeps);
@@ -49,25 +51,43 @@ export function execPrim(s: ExploreState, t: number, ts: ThreadState, ins: PrimI
       return;
     case 'trylock':
       // Success: a lock; failure: an LF read of a held lock.
-      lock(s, t, ts, loc, addrDeps, ins, returned(1));
-      lockRead(s, t, ts, loc, addrDeps, ins, 'LF', returned(0));
+      lock(s, t, ts, loc, addrDeps, ins, returned(s, ts, ins, 1));
+      lockRead(s, t, ts, loc, addrDeps, ins, 'LF', returned(s, ts, ins, 0));
       return;
     case 'is-locked':
-      lockRead(s, t, ts, loc, addrDeps, ins, 'RL', returned(1));
-      lockRead(s, t, ts, loc, addrDeps, ins, 'RU', returned(0));
+      lockRead(s, t, ts, loc, addrDeps, ins, 'RL', returned(s, ts, ins, 1));
+      lockRead(s, t, ts, loc, addrDeps, ins, 'RU', returned(s, ts, ins, 0));
       return;
   }
 }
 
+/** Goes on after lock read r, the instruction returning `value` (dependent on r). */
+function returned(s: ExploreState, ts: ThreadState, ins: PrimInstr, value: number): (r: Event) => void {
+  return (r) => resume(s, ts, ins.dst, value, BIT(r));
+}
+
+/** The values of the instruction's arguments. */
+function argValues(ins: PrimInstr, ts: ThreadState): number[] {
+  const out = new Array<number>(ins.args.length);
+  for (let i = 0; i < out.length; i++) out[i] = evalPure(ins.args[i], ts.regs);
+  return out;
+}
+
+/** Whether an argument other than a plain register copy computes with a symbolic value (see dropSymbolic). */
+function computesWithRegisterSymbol(ins: PrimInstr, ts: ThreadState): boolean {
+  for (const a of ins.args) if (a.k !== 'reg' && usesSymbol(a, ts)) return true;
+  return false;
+}
+
 /** A memory access: a read, a write (then its fence, if any), or an RMW's read and, unless it fails, its write. */
 function access(s: ExploreState, t: number, ts: ThreadState, ins: PrimInstr, e: Effect, loc: number, addrDeps: bigint): void {
-  const args = ins.args.map((a) => evalPure(a, ts.regs));
+  const args = argValues(ins, ts);
   let dataDeps = 0n;
-  for (const i of e.dataArgs) dataDeps |= depsOf(ins.args[i], ts);
-  const done = () =>
-    e.fence ? withEvent(s, t, ts, { kind: 'F', loc: -1, value: 0, annot: 'ONCE', fence: e.fence, ins }, () => resume(s, t, ts, -1, 0, 0n)) : resume(s, t, ts, -1, 0, 0n);
+  for (const i of e.dataArgs) dataDeps = unionOfDeps(dataDeps, depsOf(ins.args[i], ts));
   if (!e.reads) {
     const value = e.write(0, args) ?? 0;
+    const done = () =>
+      e.fence ? withEvent(s, t, ts, { kind: 'F', loc: -1, value: 0, annot: 'ONCE', fence: e.fence, ins }, () => resume(s, ts, -1, 0, 0n)) : resume(s, ts, -1, 0, 0n);
     write(s, t, ts, { kind: 'W', loc, value, annot: e.annot, fence: undefined, lock: undefined, srcu: e.srcu, isRmw: false, addrDeps, dataDeps, ins }, done);
     return;
   }
@@ -75,9 +95,9 @@ function access(s: ExploreState, t: number, ts: ThreadState, ins: PrimInstr, e: 
     if (computesWithSymbol(e, r.value, args)) return void dropSymbolic(s);
     const nv = e.write(r.value, args);
     const ret = e.result(r.value, nv, args);
-    if (nv === undefined) return resume(s, t, ts, ins.dst, ret, BIT(r));
-    const deps = e.dataFromRead ? dataDeps | BIT(r) : dataDeps;
-    rmwWrite(s, t, ts, r, nv, deps, () => resume(s, t, ts, ins.dst, ret, BIT(r)));
+    if (nv === undefined) return resume(s, ts, ins.dst, ret, BIT(r));
+    const deps = e.dataFromRead ? unionOfDeps(dataDeps, BIT(r)) : dataDeps;
+    rmwWrite(s, t, ts, r, nv, deps, () => resume(s, ts, ins.dst, ret, BIT(r)));
   });
 }
 

@@ -22,10 +22,13 @@ export function read(
 ): void {
   const saved = ts.po;
   const r = newEvent(s, t, ts, f);
-  chooseSource(s, t, r, () => true, k);
+  chooseSource(s, t, r, anyWrite, k);
   popEvent(s, r);
   ts.po = saved;
 }
+
+/** A plain read may take any write of its location. */
+const anyWrite = (): boolean => true;
 
 /**
  * Gives read r each possible source in turn: the writes that exist now;

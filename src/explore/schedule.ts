@@ -6,15 +6,11 @@ import { evalPure, isSymbolic, type PrimInstr, type PureExpr } from '../program/
 import { execPrim } from './execute.js';
 import { breakDeadlock, pendingStillPossible } from './guesses.js';
 import { finish } from './outcomes.js';
-import { tick, type ExploreState, type ThreadState } from './state.js';
+import { insertAt, removeAt, tick, type ExploreState, type ThreadState } from './state.js';
 
 export function initThread(s: ExploreState, t: number): ThreadState {
   const th = s.prog.threads[t];
   return { done: false, pc: 0, regs: th.initRegs.slice(), deps: th.initRegs.map(() => 0n), ctrl: 0n, ctrlStack: [], po: 0 };
-}
-
-function cloneThread(ts: ThreadState): ThreadState {
-  return { done: ts.done, pc: ts.pc, regs: ts.regs.slice(), deps: ts.deps.slice(), ctrl: ts.ctrl, ctrlStack: ts.ctrlStack.slice(), po: ts.po };
 }
 
 /**
@@ -28,16 +24,13 @@ export function advance(s: ExploreState): void {
   tick(s);
   const threads = s.prog.threads;
   const T = threads.length;
-  // The states replaced by runLocal's (made only when a thread has register-only instructions to run).
-  let saved: (ThreadState | undefined)[] | undefined;
+  // runLocal changes thread states in place; they are restored on return.
+  const mark = s.trail.length;
   try {
     for (let u = 0; u < T; u++) {
-      const cur = s.ts[u];
-      if (cur.done || threads[u].code[cur.pc]?.op === 'prim') continue;
-      const next = cloneThread(cur);
-      (saved ??= new Array<ThreadState | undefined>(T))[u] = cur;
-      s.ts[u] = next;
-      if (!runLocal(s, u, next)) return;
+      const ts = s.ts[u];
+      if (ts.done || threads[u].code[ts.pc]?.op === 'prim') continue;
+      if (!runLocal(s, u, ts)) return;
     }
     if (!pendingStillPossible(s) || s.search?.cannotMatter(s.ts, s.co, s.events)) {
       s.counts.pruned++;
@@ -57,17 +50,18 @@ export function advance(s: ExploreState): void {
       }
       const b = s.waiting[wi];
       if (!b.ready) continue;
-      s.waiting.splice(wi, 1);
+      removeAt(s.waiting, wi);
       b.k(b.r);
-      s.waiting.splice(wi, 0, b);
+      insertAt(s.waiting, wi, b);
       return;
     }
     if (unfinished) breakDeadlock(s);
     else finish(s);
   } finally {
-    if (saved) for (let u = 0; u < T; u++) if (saved[u]) s.ts[u] = saved[u]!;
+    s.trail.undoTo(mark);
   }
 }
+
 
 /** The index in s.waiting of thread u's waiting read, or -1. */
 function waitingOf(s: ExploreState, u: number): number {
@@ -75,9 +69,10 @@ function waitingOf(s: ExploreState, u: number): number {
   return -1;
 }
 
-/** Runs thread u's register-only instructions; false if the path is cut. */
+/** Runs thread u's register-only instructions (recorded in s.trail); false if the path is cut. */
 function runLocal(s: ExploreState, u: number, ts: ThreadState): boolean {
   const code = s.prog.threads[u].code;
+  s.trail.start(ts);
   for (;;) {
     if (ts.pc >= code.length) {
       ts.done = true;
@@ -88,6 +83,7 @@ function runLocal(s: ExploreState, u: number, ts: ThreadState): boolean {
     switch (ins.op) {
       case 'set':
         if (ins.e.k !== 'reg' && usesSymbol(ins.e, ts)) return dropSymbolic(s);
+        s.trail.register(ts, ins.dst);
         ts.regs[ins.dst] = evalPure(ins.e, ts.regs);
         ts.deps[ins.dst] = depsOf(ins.e, ts);
         ts.pc++;
@@ -98,7 +94,7 @@ function runLocal(s: ExploreState, u: number, ts: ThreadState): boolean {
       case 'branch': {
         if (usesSymbol(ins.cond, ts)) return dropSymbolic(s);
         const c = evalPure(ins.cond, ts.regs);
-        ts.ctrl |= depsOf(ins.cond, ts);
+        ts.ctrl = unionOfDeps(ts.ctrl, depsOf(ins.cond, ts));
         ts.pc = c !== 0 ? ts.pc + 1 : ins.ifFalse;
         break;
       }
@@ -110,10 +106,12 @@ function runLocal(s: ExploreState, u: number, ts: ThreadState): boolean {
         ts.pc++;
         break;
       case 'ctrlpush':
+        s.trail.pushed(ts);
         ts.ctrlStack.push(ts.ctrl);
         ts.pc++;
         break;
       case 'ctrlpop':
+        if (ts.ctrlStack.length > 0) s.trail.popped(ts, ts.ctrlStack[ts.ctrlStack.length - 1]);
         ts.ctrl = ts.ctrlStack.pop() ?? 0n;
         ts.pc++;
         break;
@@ -125,11 +123,10 @@ function runLocal(s: ExploreState, u: number, ts: ThreadState): boolean {
 
 /**
  * Continues thread t after an instruction that produced `value` (with deps)
- * in register dst. ts, the thread's state at the instruction, is changed in
- * place and restored on return (runLocal works on a copy).
+ * in register dst. ts, the thread's state (s.ts[t]), is changed in place and
+ * restored on return.
  */
-export function resume(s: ExploreState, t: number, ts: ThreadState, dst: number, value: number, deps: bigint): void {
-  const prev = s.ts[t];
+export function resume(s: ExploreState, ts: ThreadState, dst: number, value: number, deps: bigint): void {
   const oldValue = dst >= 0 ? ts.regs[dst] : 0;
   const oldDeps = dst >= 0 ? ts.deps[dst] : 0n;
   if (dst >= 0) {
@@ -137,7 +134,6 @@ export function resume(s: ExploreState, t: number, ts: ThreadState, dst: number,
     ts.deps[dst] = deps;
   }
   ts.pc++;
-  s.ts[t] = ts;
   try {
     advance(s);
   } finally {
@@ -146,7 +142,6 @@ export function resume(s: ExploreState, t: number, ts: ThreadState, dst: number,
       ts.regs[dst] = oldValue;
       ts.deps[dst] = oldDeps;
     }
-    s.ts[t] = prev;
   }
 }
 
@@ -182,8 +177,13 @@ export function depsOf(e: PureExpr, ts: ThreadState): bigint {
     case 'un':
       return depsOf(e.a, ts);
     case 'bin':
-      return depsOf(e.a, ts) | depsOf(e.b, ts);
+      return unionOfDeps(depsOf(e.a, ts), depsOf(e.b, ts));
     default:
       return 0n;
   }
+}
+
+/** a | b, without making a new bigint when either is empty (the common case). */
+export function unionOfDeps(a: bigint, b: bigint): bigint {
+  return b === 0n ? a : a === 0n ? b : a | b;
 }

@@ -13,6 +13,7 @@ import type { Model } from '../model/model.js';
 import { computeDomain, type ValueDomain } from './domain.js';
 import { newCoherenceScratch, type CoherenceScratch } from './coherence.js';
 import { ConditionSearch, filterPrunes } from './speedcheck.js';
+import { Trail } from './trail.js';
 import type { ExploreOptions, ForbiddenCandidate, Outcome } from './explorer.js';
 
 
@@ -68,8 +69,10 @@ export interface ExploreState {
   readonly byLoc: number[][];
   /** Structures (and what models derive from them) shared by candidates with the same events. */
   readonly structures: StructureCache;
-  /** Each thread's state (runLocal replaces it with a copy; resume changes it in place and restores it on return). */
+  /** Each thread's state, changed in place: resume restores what it changes on return, advance what runLocal changes (trail). */
   readonly ts: ThreadState[];
+  /** What runLocal changed in thread states, for advance to undo (trail.ts). */
+  readonly trail: Trail;
   readonly finalRegs: number[][];
   readonly waiting: Waiting[];
   /** Guessed reads (event ids) that a write still to come must match. */
@@ -113,6 +116,7 @@ export function newState(prog: Program, model: Model, opts: ExploreOptions): Exp
     byLoc: Array.from({ length: nLoc }, () => []),
     structures: new StructureCache(),
     ts: [],
+    trail: new Trail(),
     finalRegs: [],
     waiting: [],
     pending: [],
@@ -186,4 +190,17 @@ export function withEvent(s: ExploreState, t: number, ts: ThreadState, f: EventF
   k();
   popEvent(s, e);
   ts.po = saved;
+}
+
+/** Removes list[i], moving the later elements down (splice, without the array of what it removed). */
+export function removeAt<T>(list: T[], i: number): void {
+  for (let j = i; j + 1 < list.length; j++) list[j] = list[j + 1];
+  list.pop();
+}
+
+/** Inserts x at list[i], moving the later elements up (splice, without the array it returns). */
+export function insertAt<T>(list: T[], i: number, x: T): void {
+  list.push(x);
+  for (let j = list.length - 1; j > i; j--) list[j] = list[j - 1];
+  list[i] = x;
 }

@@ -8,7 +8,7 @@ import { matchPending } from './guesses.js';
 import { lastSectionBefore } from './locks.js';
 import { prefixConsistent } from './prefix.js';
 import { offer } from './reads.js';
-import { newEvent, popEvent, type EventFields, type ExploreState, type ThreadState } from './state.js';
+import { insertAt, newEvent, popEvent, removeAt, type EventFields, type ExploreState, type ThreadState } from './state.js';
 
 /** A write event of thread t (the second half of an RMW if `partner` is its read), in each place it may take. */
 export function write(
@@ -54,20 +54,20 @@ function placeInCo(s: ExploreState, w: Event, k: () => void): void {
       s.counts.pruned++;
       continue;
     }
-    list.splice(at, 0, w.id);
+    insertAt(list, at, w.id);
     if (at === list.length - 1 ? coherentAppend(s, w) : coherentAt(s, w.loc)) viable.push(at);
     else s.counts.pruned++;
-    list.splice(at, 1);
+    removeAt(list, at);
   }
   const forced = viable.length === 1;
   for (const at of viable) {
-    list.splice(at, 0, w.id);
+    insertAt(list, at, w.id);
     // Placed last, w adds co edges only from earlier writes: no new cycle
     // unless some read saw one of those (then fr edges point to w).
     const last = at === list.length - 1;
     if (forced || (last && !readsSawAny(s, w.loc)) || prefixConsistent(s)) k();
     else s.counts.pruned++;
-    list.splice(at, 1);
+    removeAt(list, at);
   }
 }
 

@@ -83,11 +83,15 @@ export interface Structure {
 export class StructureCache {
   private readonly shapeIds = new Map<string, number>();
   private readonly packedIds = new Map<number, number>();
+  private readonly depsIds = new Map<bigint, number>();
+  private readonly packedPairs = new Map<number, number>();
   private shapeCount = 0;
   private root: ShapeNode = { next: new Map() };
   private nodeCount = 0;
   /** Numbering buffers, reused from one candidate to the next (see `generation`). */
-  private buffers = { newId: new Int32Array(64), order: new Int32Array(64), count: new Int32Array(8), base: new Int32Array(8) };
+  private buffers = { newId: new Int32Array(64), order: new Int32Array(64), count: new Int32Array(8), base: new Int32Array(8), shapes: new Int32Array(64) };
+  /** The shapes and structure of the last candidate looked up in the trie (see sameAsLast). */
+  private last?: { n: number; shapes: Int32Array; structure: Structure };
   /** Counts calls of execution(): an execution's events can be read only until the next. */
   private generation = 0;
   constructor(private readonly limit = 20_000) {}
@@ -126,16 +130,8 @@ export class StructureCache {
       newId[i] = e.thread < 0 ? nextInit++ : base[e.thread] + e.poIndex;
     }
     for (let i = 0; i < n; i++) order[newId[i]] = i;
-    let node = this.root;
-    for (let c = 0; c < n; c++) {
-      const sh = this.shapeOf(evs[order[c]], evs);
-      let child = node.next.get(sh.id);
-      if (!child) {
-        node.next.set(sh.id, (child = { next: new Map() }));
-        this.nodeCount++;
-      }
-      node = child;
-    }
+    const shapes = this.shapes(n);
+    for (let c = 0; c < n; c++) shapes[c] = this.shapeOf(evs[order[c]], evs).id;
     // The events themselves are copied only when asked for (reports, flags
     // that read values, a new structure): most candidates never are.
     let copies: Event[] | undefined;
@@ -143,11 +139,7 @@ export class StructureCache {
       if (!copies && generation !== this.generation) throw new Error('execution: events read after the explorer went on');
       return (copies ??= canonicalEvents(evs, n, order, newId, base));
     };
-    const st = (node.structure ??= lasting(() => buildStructure(events())));
-    if (this.nodeCount > this.limit) {
-      this.root = { next: new Map() };
-      this.nodeCount = 0;
-    }
+    const st = this.sameAsLast(n) ?? this.structureOf(n, events);
     const rf = new Relation(n);
     for (let i = 0; i < n; i++) {
       const e = evs[i];
@@ -161,6 +153,46 @@ export class StructureCache {
     return assemble(prog, events, rf, co, st);
   }
 
+  /** The buffer of shape ids, by canonical event id, of the candidate being numbered (the last one's beside it). */
+  private shapes(n: number): Int32Array {
+    const b = this.buffers;
+    if (b.shapes.length < n) b.shapes = new Int32Array(2 * n);
+    return b.shapes;
+  }
+
+  /**
+   * The last candidate's structure, if this one's events have the same
+   * shapes (consecutive candidates mostly do: a shortcut past the trie).
+   */
+  private sameAsLast(n: number): Structure | undefined {
+    const last = this.last;
+    if (!last || last.n !== n) return undefined;
+    const shapes = this.buffers.shapes;
+    for (let c = 0; c < n; c++) if (shapes[c] !== last.shapes[c]) return undefined;
+    return last.structure;
+  }
+
+  /** The structure of the events whose shapes are in the shapes buffer, found in (or added to) the trie. */
+  private structureOf(n: number, events: () => Event[]): Structure {
+    const shapes = this.buffers.shapes;
+    let node = this.root;
+    for (let c = 0; c < n; c++) {
+      let child = node.next.get(shapes[c]);
+      if (!child) {
+        node.next.set(shapes[c], (child = { next: new Map() }));
+        this.nodeCount++;
+      }
+      node = child;
+    }
+    const st = (node.structure ??= lasting(() => buildStructure(events())));
+    if (this.nodeCount > this.limit) {
+      this.root = { next: new Map() };
+      this.nodeCount = 0;
+    }
+    this.last = { n, shapes: shapes.slice(0, n), structure: st };
+    return st;
+  }
+
   /** The explorer's events carry dependencies as positions in their thread already (see Event.addrDeps). */
   private shapeOf(e: Event, evs: readonly Event[]): EventShape {
     const known = e.shape;
@@ -172,18 +204,31 @@ export class StructureCache {
   }
 
   /**
-   * The interned id of what a structure depends on in e: its fields packed
-   * into one number where they fit (no dependencies, small thread, location
-   * and partner numbers: most events), else a string.
+   * The interned id of what a structure depends on in e: the id of its
+   * other fields, paired with the ids of its dependency sets if it has any
+   * (ids are all distinct, from one counter).
    */
   private shapeId(e: Event, partner: number): number {
+    const fields = this.fieldsId(e, partner);
+    if (e.addrDeps === 0n && e.dataDeps === 0n && e.ctrlDeps === 0n) return fields;
+    const addr = this.intern(this.depsIds, e.addrDeps);
+    const data = this.intern(this.depsIds, e.dataDeps);
+    const ctrl = this.intern(this.depsIds, e.ctrlDeps);
+    return this.pairId(this.pairId(this.pairId(fields, addr), data), ctrl);
+  }
+
+  /**
+   * The interned id of e's fields other than its dependencies: packed into
+   * one number where they fit (small thread, location and partner numbers:
+   * most events), else a string.
+   */
+  private fieldsId(e: Event, partner: number): number {
     // Each enumerated field as 0 (absent) or 1 + its index; -1 if unknown.
     const annot = ANNOTS.indexOf(e.annot);
     const fence = e.fence === undefined ? 0 : FENCES.indexOf(e.fence) + 1 || -1;
     const lock = e.lock === undefined ? 0 : LOCKS.indexOf(e.lock) + 1 || -1;
     const srcu = e.srcu === undefined ? 0 : SRCUS.indexOf(e.srcu) + 1 || -1;
-    const packable = e.addrDeps === 0n && e.dataDeps === 0n && e.ctrlDeps === 0n &&
-      annot >= 0 && fence >= 0 && lock >= 0 && srcu >= 0 && e.thread < 1023 && e.loc < 2047 && partner < 1023;
+    const packable = annot >= 0 && fence >= 0 && lock >= 0 && srcu >= 0 && e.thread < 1023 && e.loc < 2047 && partner < 1023;
     if (packable) {
       let code = e.thread + 1; // 10 bits
       code = code * 2048 + e.loc + 1; // 11
@@ -197,8 +242,14 @@ export class StructureCache {
       return this.intern(this.packedIds, code);
     }
     const key = `${e.thread},${e.kind},${e.loc},${e.annot},${e.fence ?? ''},${e.lock ?? ''},${e.srcu ?? ''},` +
-      `${e.isRmw ? 1 : 0},${partner},${e.addrDeps},${e.dataDeps},${e.ctrlDeps}`;
+      `${e.isRmw ? 1 : 0},${partner}`;
     return this.intern(this.shapeIds, key);
+  }
+
+  /** The interned id of the pair of ids (a, b): one number where both fit in 26 bits, else a string. */
+  private pairId(a: number, b: number): number {
+    if (a < PAIR_BASE && b < PAIR_BASE) return this.intern(this.packedPairs, a * PAIR_BASE + b);
+    return this.intern(this.shapeIds, `${a}:${b}`);
   }
 
   private intern<K>(ids: Map<K, number>, key: K): number {
@@ -207,6 +258,9 @@ export class StructureCache {
     return id;
   }
 }
+
+/** Ids below it pair into one number exactly (2 * 26 bits). */
+const PAIR_BASE = 1 << 26;
 
 // The values of an event's enumerated fields, for packing a shape in a number (FENCES has at most 15).
 const ANNOTS: readonly Annot[] = ['ONCE', 'ACQUIRE', 'RELEASE', 'MB', 'NORETURN', 'PLAIN'];
