@@ -257,16 +257,38 @@ def('atomic_set', { kind: 'store', annot: 'ONCE', addr: 'pointer' }, 2, 0, false
 def('atomic_read_acquire', { kind: 'load', annot: 'ACQUIRE', addr: 'pointer' }, 1, 0, true);
 def('atomic_set_release', { kind: 'store', annot: 'RELEASE', addr: 'pointer' }, 2, 0, false);
 
-// Fences.
-const fences: [string, FenceKind][] = [
-  ['smp_mb', 'mb'], ['smp_rmb', 'rmb'], ['smp_wmb', 'wmb'], ['barrier', 'barrier'],
-  ['smp_mb__before_atomic', 'before-atomic'], ['smp_mb__after_atomic', 'after-atomic'],
-  ['smp_mb__after_spinlock', 'after-spinlock'], ['smp_mb__after_unlock_lock', 'after-unlock-lock'],
-  ['smp_mb__after_srcu_read_unlock', 'after-srcu-read-unlock'],
-  ['rcu_read_lock', 'rcu-lock'], ['rcu_read_unlock', 'rcu-unlock'],
-  ['synchronize_rcu', 'sync-rcu'], ['synchronize_rcu_expedited', 'sync-rcu'],
+// Fences, with what each orders as the fix search and the audit reason
+// about it (the model decides what is ordered; every fix or weakening they
+// propose is checked again): `all` accesses before against all after,
+// `reads` before reads, `writes` before writes, `around` only with a
+// neighbouring operation (an RMW, a lock, an SRCU unlock); `compiler` and
+// `rcu` (read-side markers and grace periods) are not ordering devices.
+export type FenceOrders = 'all' | 'reads' | 'writes' | 'around' | 'compiler' | 'rcu';
+const fences: [string, FenceKind, FenceOrders][] = [
+  ['smp_mb', 'mb', 'all'], ['smp_rmb', 'rmb', 'reads'], ['smp_wmb', 'wmb', 'writes'], ['barrier', 'barrier', 'compiler'],
+  ['smp_mb__before_atomic', 'before-atomic', 'around'], ['smp_mb__after_atomic', 'after-atomic', 'around'],
+  ['smp_mb__after_spinlock', 'after-spinlock', 'around'], ['smp_mb__after_unlock_lock', 'after-unlock-lock', 'around'],
+  ['smp_mb__after_srcu_read_unlock', 'after-srcu-read-unlock', 'around'],
+  ['rcu_read_lock', 'rcu-lock', 'rcu'], ['rcu_read_unlock', 'rcu-unlock', 'rcu'],
+  ['synchronize_rcu', 'sync-rcu', 'rcu'], ['synchronize_rcu_expedited', 'sync-rcu', 'rcu'],
 ];
 for (const [name, fence] of fences) def(name, { kind: 'fence', fence }, 0, -1, false);
+
+/** What a kind of fence orders (see FenceOrders). */
+export function fenceOrders(kind: FenceKind): FenceOrders {
+  return fences.find(([, k]) => k === kind)![2];
+}
+
+/**
+ * The fences a developer may put between two accesses of these kinds to
+ * order them: smp_rmb() between reads, smp_wmb() between writes (an RMW
+ * is neither here), smp_mb() between anything; the narrower first.
+ */
+export function fencesBetween(from: 'R' | 'W' | 'RMW', to: 'R' | 'W' | 'RMW'): { name: string; orders: FenceOrders }[] {
+  const fits = (orders: FenceOrders) => orders === 'all' || (orders === 'reads' && from === 'R' && to === 'R') || (orders === 'writes' && from === 'W' && to === 'W');
+  const out = fences.filter(([, , orders]) => fits(orders)).map(([name, , orders]) => ({ name, orders }));
+  return [...out.filter((f) => f.orders !== 'all'), ...out.filter((f) => f.orders === 'all')];
+}
 
 // Exchange. The suffix picks the annotation; no suffix means a full barrier.
 const orders: [string, Annot][] = [['', 'MB'], ['_relaxed', 'ONCE'], ['_acquire', 'ACQUIRE'], ['_release', 'RELEASE']];
@@ -465,4 +487,7 @@ export function defNameOf(name: string, prim: Primitive): string | undefined {
 }
 
 /** Fences that order a subset of what this one orders (smp_mb → smp_wmb, smp_rmb). */
-export const WEAKER_FENCES: Partial<Record<FenceKind, string[]>> = { mb: ['smp_wmb', 'smp_rmb'] };
+export function weakerFences(kind: FenceKind): string[] {
+  if (fenceOrders(kind) !== 'all') return [];
+  return fences.filter(([, , orders]) => orders === 'writes' || orders === 'reads').map(([name]) => name);
+}

@@ -7,17 +7,13 @@
 // condition reachable. For a suite (tests with Version:/Scenario: headers),
 // the devices each scenario needs, side by side.
 
-import { defNameOf, effectOf, WEAKER_FENCES, withOrdering } from '../events/primitives.js';
-import type { FenceKind } from '../events/event.js';
+import { defNameOf, effectOf, fenceOrders, weakerFences, withOrdering } from '../events/primitives.js';
 import { explore } from '../explore/explorer.js';
 import type { Model } from '../model/model.js';
 import { LimitError } from '../parse/errors.js';
 import { applyEdits, type Edit } from '../program/edit.js';
 import type { Program } from '../program/program.js';
 import type { Limits } from './fixes.js';
-
-/** Fences that order something (not compiler barriers, RCU markers or grace periods). */
-const ORDERING_FENCES = new Set<FenceKind>(['mb', 'rmb', 'wmb', 'before-atomic', 'after-atomic', 'after-spinlock', 'after-unlock-lock', 'after-srcu-read-unlock']);
 
 export interface Device {
   thread: number;
@@ -69,9 +65,11 @@ export function weakenings(prog: Program, sourceLines: readonly string[] = []): 
       const device: Device = { thread: th.index, pc, name: ins.name, line, source };
       const e = effectOf(ins.prim);
       if (e.shape === 'fence' && e.fence) {
-        if (!ORDERING_FENCES.has(e.fence)) return;
+        // Only ordering devices: not compiler barriers, RCU markers or grace periods.
+        const orders = fenceOrders(e.fence);
+        if (orders === 'compiler' || orders === 'rcu') return;
         out.push({ device, to: '(removed)', edit: { op: 'remove', thread: th.index, pc } });
-        for (const weaker of WEAKER_FENCES[e.fence] ?? []) out.push({ device, to: weaker, edit: { op: 'replace', thread: th.index, pc, name: weaker } });
+        for (const weaker of weakerFences(e.fence)) out.push({ device, to: weaker, edit: { op: 'replace', thread: th.index, pc, name: weaker } });
         return;
       }
       if (!['ACQUIRE', 'RELEASE', 'MB'].includes(e.annot)) return;

@@ -13,7 +13,7 @@
 // ordered RMW has one built in, but replaces an instruction instead of adding
 // one).
 
-import { defNameOf, effectOf, withOrdering } from '../events/primitives.js';
+import { defNameOf, effectOf, fencesBetween, withOrdering } from '../events/primitives.js';
 import type { Annot } from '../events/event.js';
 import { explore } from '../explore/explorer.js';
 import type { Model } from '../model/model.js';
@@ -55,9 +55,7 @@ export function candidateChanges(prog: Program, steps: readonly PoStep[]): Chang
     const between = `between ${at(st.from)} and ${at(st.to)}`;
     const fence = (name: string, cost: number) =>
       add({ edit: { op: 'insert-fence', thread: st.thread, pc: st.from.pc, name }, text: `${name}() ${between}`, cost, site: gap });
-    if (st.from.kind === 'R' && st.to.kind === 'R') fence('smp_rmb', COST.rmbWmb);
-    if (st.from.kind === 'W' && st.to.kind === 'W') fence('smp_wmb', COST.rmbWmb);
-    fence('smp_mb', COST.mb);
+    for (const f of fencesBetween(st.from.kind, st.to.kind)) fence(f.name, f.orders === 'all' ? COST.mb : COST.rmbWmb);
     // An acquire on the earlier access if it reads, a release on the later one if it writes.
     if (st.from.kind !== 'W') strengthen(prog, st.thread, st.from, 'ACQUIRE', add);
     if (st.to.kind !== 'R') strengthen(prog, st.thread, st.to, 'RELEASE', add);
