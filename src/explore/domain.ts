@@ -115,12 +115,14 @@ export function sumOfSets(as: Set<number>, bs: Set<number>, sign: 1 | -1): Set<n
   return out;
 }
 
-/** A copy of nested Maps, Sets and arrays (what a round reads, kept apart from what it writes). */
-function deepCopy<T>(x: T): T {
-  if (x instanceof Set) return new Set(x) as T;
-  if (x instanceof Map) return new Map([...x].map(([k, v]) => [k, deepCopy(v)])) as T;
-  if (Array.isArray(x)) return x.map(deepCopy) as T;
-  return x;
+const newSet = () => new Set<number>();
+const newMap = () => new Map<number, Set<number>>();
+
+/** m's entry for key, made first if there is none. */
+function getOrMake<K, V>(m: Map<K, V>, key: K, make: () => V): V {
+  let v = m.get(key);
+  if (v === undefined) m.set(key, (v = make()));
+  return v;
 }
 
 /** regs with register dst (if any, >= 0) holding vals; regs is not changed. */
@@ -199,15 +201,11 @@ export function computeDomain(prog: Program): ValueDomain {
   // writes, and its own earlier ones (all of its own in a thread with loops).
   const ownAt: Map<number, Map<number, Set<number>>>[] = prog.threads.map(() => new Map());
   const add = (t: number, loc: number, v: number, pc: number): boolean => {
-    let m = mayWrite[t].get(loc);
-    if (!m) mayWrite[t].set(loc, (m = new Set()));
-    m.add(v);
-    let byPc = ownAt[t].get(loc);
-    if (!byPc) ownAt[t].set(loc, (byPc = new Map()));
-    let here = byPc.get(pc);
-    if (!here) byPc.set(pc, (here = new Set()));
+    getOrMake(mayWrite[t], loc, newSet).add(v);
+    const here = getOrMake(getOrMake(ownAt[t], loc, newMap), pc, newSet);
     const isNew = !here.has(v);
     here.add(v);
+    if (isNew) writtenThisRound.push({ t, loc, pc, v });
     if (!values[loc].has(v) && !fresh[loc].has(v)) {
       fresh[loc].add(v);
       if (values[loc].size + fresh[loc].size > DOMAIN_CAP) bounded = false;
@@ -215,7 +213,17 @@ export function computeDomain(prog: Program): ValueDomain {
     return isNew;
   };
   const loops = prog.threads.map((th) => th.code.some((ins, pc) => (ins.op === 'jump' && ins.target <= pc) || (ins.op === 'branch' && ins.ifFalse <= pc)));
-  let seen = { mayWrite, ownAt };
+  // What reads see: what earlier rounds wrote (`seen`, grown at each round's
+  // start by what the last one wrote).
+  const seen = { mayWrite: prog.threads.map(() => new Map<number, Set<number>>()), ownAt: prog.threads.map(() => new Map<number, Map<number, Set<number>>>()) };
+  let writtenThisRound: { t: number; loc: number; pc: number; v: number }[] = [];
+  const publish = (): void => {
+    for (const { t, loc, pc, v } of writtenThisRound) {
+      getOrMake(seen.mayWrite[t], loc, newSet).add(v);
+      getOrMake(getOrMake(seen.ownAt[t], loc, newMap), pc, newSet).add(v);
+    }
+    writtenThisRound = [];
+  };
   const readable = (t: number, loc: number, pc: number, out: Set<number>): void => {
     out.add(prog.initValues[loc]);
     seen.mayWrite.forEach((m, u) => {
@@ -243,7 +251,7 @@ export function computeDomain(prog: Program): ValueDomain {
   const initialRegs: AbsRegs[] = prog.threads.map((th) => th.initRegs.map((v) => new Set([v])));
   for (let round = 0; round <= maxWrites && bounded; round++) {
     let changed = false;
-    seen = { mayWrite: deepCopy(mayWrite), ownAt: deepCopy(ownAt) };
+    publish();
     for (const th of prog.threads) {
       const n = th.code.length;
       const counters = countersOf[th.index];
