@@ -217,14 +217,22 @@ export function computeDomain(prog: Program): ValueDomain {
   // start by what the last one wrote).
   const seen = { mayWrite: prog.threads.map(() => new Map<number, Set<number>>()), ownAt: prog.threads.map(() => new Map<number, Map<number, Set<number>>>()) };
   let writtenThisRound: { t: number; loc: number; pc: number; v: number }[] = [];
+  // The locations each thread read in its last pass, and those the last
+  // round wrote anew: a thread none of whose locations changed would make
+  // the same pass again, and is skipped.
+  const readLocs = prog.threads.map(() => new Set<number>());
+  const published = new Set<number>();
   const publish = (): void => {
+    published.clear();
     for (const { t, loc, pc, v } of writtenThisRound) {
+      published.add(loc);
       getOrMake(seen.mayWrite[t], loc, newSet).add(v);
       getOrMake(getOrMake(seen.ownAt[t], loc, newMap), pc, newSet).add(v);
     }
     writtenThisRound = [];
   };
   const readable = (t: number, loc: number, pc: number, out: Set<number>): void => {
+    readLocs[t].add(loc);
     out.add(prog.initValues[loc]);
     seen.mayWrite.forEach((m, u) => {
       if (u !== t || loops[t]) for (const v of m.get(loc) ?? []) out.add(v);
@@ -253,6 +261,8 @@ export function computeDomain(prog: Program): ValueDomain {
     let changed = false;
     publish();
     for (const th of prog.threads) {
+      if (round > 0 && ![...readLocs[th.index]].some((l) => published.has(l))) continue;
+      readLocs[th.index].clear();
       const n = th.code.length;
       const counters = countersOf[th.index];
       const fromMemory = fromMemoryOf[th.index];
