@@ -3,6 +3,7 @@
 // the value of a read whose write comes later in its exploration order.
 
 import { effectOf } from '../events/primitives.js';
+import { LimitError } from '../parse/errors.js';
 import { binop, evalPure, hasLoops, isAddress, LOC_BASE, pureRegs, type Instr, type Program, type PureExpr, type Thread } from '../program/program.js';
 
 /**
@@ -14,8 +15,12 @@ export const DOMAIN_CAP = 1 << 16;
 
 
 export interface ValueDomain {
-  /** Values each thread may write to each location (thread -> loc -> values). */
-  mayWrite: Map<number, Set<number>>[];
+  /**
+   * Values each thread may write to each location (thread -> loc -> values).
+   * Only guessed reads need them: found when first read (a LimitError then
+   * if they grow past DOMAIN_CAP), unless the addresses needed them first.
+   */
+  readonly mayWrite: Map<number, Set<number>>[];
   /** Locations a thread may still write from each instruction on (thread -> pc -> locs). */
   writesFrom: Set<number>[][];
   /** writesFrom as bits, for the explorer's question at every step (see mayStillWrite). */
@@ -25,8 +30,6 @@ export interface ValueDomain {
   lockGuards: Map<number, LockGuard>[];
   /** Per thread, per instruction: the locations its address may be. */
   addresses: Set<number>[][];
-  /** False when a set grew past DOMAIN_CAP. */
-  bounded: boolean;
 }
 
 /**
@@ -182,7 +185,57 @@ function readDerived(th: Thread): Set<number> {
   return out;
 }
 
+/**
+ * The explorer's ValueDomain of a program. The addresses come from the
+ * values only where they must (an address or a branch computed in
+ * registers); otherwise they are read off the code, and the values are
+ * found when first asked for: most tests never guess a read's value.
+ */
 export function computeDomain(prog: Program): ValueDomain {
+  const fixed = fixedAddresses(prog);
+  let values = fixed ? undefined : boundedValues(prog);
+  const addresses = fixed ?? values!.addresses;
+  const nLoc = prog.locations.length;
+  const writesFrom = prog.threads.map((th) => {
+    const here = th.code.map((ins, pc) => (ins.op === 'prim' && effectOf(ins.prim).writes ? addresses[th.index][pc] : new Set<number>()));
+    return reachableUnion(th.code, here);
+  });
+  const lockLocs = new Set<number>();
+  prog.threads.forEach((th) => th.code.forEach((ins, pc) => {
+    if (ins.op === 'prim' && effectOf(ins.prim).object === 'spinlock') for (const l of addresses[th.index][pc]) lockLocs.add(l);
+  }));
+  const lockGuards = prog.threads.map((th) => new Map([...lockLocs].map((l) => [l, lockGuard(th.code, addresses[th.index], l)])));
+  const locWords = Math.max(1, Math.ceil(nLoc / 32));
+  const writesFromBits = writesFrom.map((from) => {
+    const bits = new Uint32Array(from.length * locWords);
+    from.forEach((locs, pc) => locs.forEach((l) => (bits[pc * locWords + (l >>> 5)] |= 1 << (l & 31))));
+    return bits;
+  });
+  return {
+    get mayWrite() {
+      values ??= boundedValues(prog);
+      return values.mayWrite;
+    },
+    writesFrom, writesFromBits, locWords, lockGuards, addresses,
+  };
+}
+
+/** analyseValues, refused (a LimitError) when a location's values grew past DOMAIN_CAP. */
+function boundedValues(prog: Program): ValueAnalysis {
+  const v = analyseValues(prog);
+  if (!v.bounded) throw new LimitError(`the values this test can compute are unbounded (more than ${DOMAIN_CAP} per location); simplify the arithmetic`);
+  return v;
+}
+
+export interface ValueAnalysis {
+  mayWrite: Map<number, Set<number>>[];
+  addresses: Set<number>[][];
+  /** False when a set grew past DOMAIN_CAP (the others are then incomplete). */
+  bounded: boolean;
+}
+
+/** Every thread run over sets of values, round after round, until nothing new is written. */
+export function analyseValues(prog: Program): ValueAnalysis {
   const nLoc = prog.locations.length;
   const values: Set<number>[] = prog.initValues.map((v) => new Set([v]));
   // Lock and SRCU words hold small flags.
@@ -357,22 +410,51 @@ export function computeDomain(prog: Program): ValueDomain {
     }
     return at;
   });
-  const writesFrom = prog.threads.map((th) => {
-    const here = th.code.map((ins, pc) => (ins.op === 'prim' && effectOf(ins.prim).writes ? addresses[th.index][pc] : new Set<number>()));
-    return reachableUnion(th.code, here);
-  });
-  const lockLocs = new Set<number>();
-  prog.threads.forEach((th) => th.code.forEach((ins, pc) => {
-    if (ins.op === 'prim' && effectOf(ins.prim).object === 'spinlock') for (const l of addresses[th.index][pc]) lockLocs.add(l);
-  }));
-  const lockGuards = prog.threads.map((th) => new Map([...lockLocs].map((l) => [l, lockGuard(th.code, addresses[th.index], l)])));
-  const locWords = Math.max(1, Math.ceil(nLoc / 32));
-  const writesFromBits = writesFrom.map((from) => {
-    const bits = new Uint32Array(from.length * locWords);
-    from.forEach((locs, pc) => locs.forEach((l) => (bits[pc * locWords + (l >>> 5)] |= 1 << (l & 31))));
-    return bits;
-  });
-  return { mayWrite, writesFrom, writesFromBits, locWords, lockGuards, addresses, bounded };
+  return { mayWrite, addresses, bounded };
+}
+
+/**
+ * The locations each instruction's address may be, read off the code: the
+ * instructions analyseValues reaches, each address evaluated on registers
+ * no instruction writes (pointer parameters, constants). Undefined where
+ * that is not enough: a thread with a loop, an address in a register the
+ * code writes, or a branch on a computed value not read from memory (a
+ * branch on one read from memory goes both ways, as in analyseValues).
+ */
+export function fixedAddresses(prog: Program): Set<number>[][] | undefined {
+  if (hasLoops(prog)) return undefined;
+  const nLoc = prog.locations.length;
+  const out: Set<number>[][] = [];
+  for (const th of prog.threads) {
+    const written = new Set<number>();
+    for (const ins of th.code) if ((ins.op === 'set' || ins.op === 'prim') && ins.dst >= 0) written.add(ins.dst);
+    const fixed = (e: PureExpr) => pureRegs(e).every((r) => !written.has(r));
+    const fromMemory = readDerived(th);
+    const at: Set<number>[] = th.code.map(() => new Set<number>());
+    const reached = new Set<number>();
+    const work = [0];
+    while (work.length > 0) {
+      const pc = work.pop()!;
+      if (pc >= th.code.length || reached.has(pc)) continue;
+      reached.add(pc);
+      const ins = th.code[pc];
+      if (ins.op === 'jump') work.push(ins.target);
+      else if (ins.op === 'branch') {
+        if (pureRegs(ins.cond).some((r) => fromMemory.has(r))) work.push(pc + 1, ins.ifFalse);
+        else if (!fixed(ins.cond)) return undefined;
+        else work.push(evalPure(ins.cond, th.initRegs) !== 0 ? pc + 1 : ins.ifFalse);
+      } else {
+        if (ins.op === 'prim') {
+          if (!fixed(ins.addr)) return undefined;
+          const a = evalPure(ins.addr, th.initRegs);
+          if (isAddress(a) && a - LOC_BASE < nLoc) at[pc].add(a - LOC_BASE);
+        }
+        work.push(pc + 1);
+      }
+    }
+    out.push(at);
+  }
+  return out;
 }
 
 /** Whether thread v may still write loc from instruction pc on (writesFrom[v][pc].has(loc)). */

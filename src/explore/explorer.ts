@@ -26,9 +26,7 @@
 
 import type { Execution } from '../model/execution.js';
 import type { Model } from '../model/model.js';
-import { LimitError } from '../parse/errors.js';
 import type { Program } from '../program/program.js';
-import { DOMAIN_CAP } from './domain.js';
 import { result } from './outcomes.js';
 import { advance, initThread } from './schedule.js';
 import { newEvent, newState } from './state.js';
@@ -88,9 +86,6 @@ export interface ExploreResult {
 
 export function explore(prog: Program, model: Model, opts: ExploreOptions = {}): ExploreResult {
   const s = newState(prog, model, opts);
-  if (!s.domain.bounded) {
-    throw new LimitError(`the values this test can compute are unbounded (more than ${DOMAIN_CAP} per location); simplify the arithmetic`);
-  }
   prog.locations.forEach((_, loc) => {
     const e = newEvent(s, -1, null, { kind: 'W', loc, value: prog.initValues[loc], annot: 'ONCE' });
     s.co[loc].push(e.id);
