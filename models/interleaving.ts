@@ -47,7 +47,8 @@ export function interleavingShape(order: Relation, rmw: Int32Array, grace: reado
  * successor lists: the successors of a are succ[start[a] .. start[a+1]).
  */
 class Scratch {
-  rfSource = new Int32Array(64);
+  rfFirst = new Int32Array(64);
+  rfNext = new Int32Array(64);
   coNext = new Int32Array(64);
   coPos = new Int32Array(64);
   coList = new Int32Array(64);
@@ -62,9 +63,10 @@ class Scratch {
   predStart = new Int32Array(65);
   pred = new Int32Array(256);
   size(n: number): this {
-    if (this.rfSource.length < n) {
+    if (this.rfFirst.length < n) {
       const m = 2 * n;
-      this.rfSource = new Int32Array(m);
+      this.rfFirst = new Int32Array(m);
+      this.rfNext = new Int32Array(m);
       this.coNext = new Int32Array(m);
       this.coPos = new Int32Array(m);
       this.coList = new Int32Array(m);
@@ -98,23 +100,20 @@ export function findsInterleaving(x: Execution, shape: InterleavingShape): boole
   return shape.grace.length === 0 ? topological(x.n, s) : topologicalWithGrace(x.n, shape.grace, s);
 }
 
-/** rf's source of each read; each write's coherence successor, list and place in it. */
+/**
+ * The reads of each write, as lists in increasing order (rfFirst, rfNext);
+ * each write's coherence successor, list and place in it.
+ */
 function indexCommunication(x: Execution, s: Scratch): void {
-  const { n } = x;
-  s.rfSource.fill(-1, 0, n);
+  const { n, rfSource } = x;
+  s.rfFirst.fill(-1, 0, n);
   s.coNext.fill(-1, 0, n);
   s.coList.fill(-1, 0, n);
-  const rf = x.rel.rf;
-  for (let w = 0; w < n; w++) {
-    const base = rf.off + w * rf.w;
-    for (let k = 0; k < rf.w; k++) {
-      let word = rf.buf[base + k];
-      while (word !== 0) {
-        const bit = word & -word;
-        s.rfSource[(k << 5) + (31 - Math.clz32(bit))] = w;
-        word ^= bit;
-      }
-    }
+  for (let r = n - 1; r >= 0; r--) {
+    const w = rfSource[r];
+    if (w < 0) continue;
+    s.rfNext[r] = s.rfFirst[w];
+    s.rfFirst[w] = r;
   }
   for (let l = 0; l < x.co.length; l++) {
     const list = x.co[l];
@@ -133,7 +132,7 @@ function atomic(x: Execution, rmw: Int32Array, s: Scratch): boolean {
   for (let k = 0; k < rmw.length; k += 2) {
     const r = rmw[k];
     const w = rmw[k + 1];
-    const src = s.rfSource[r];
+    const src = x.rfSource[r];
     // In a prefix being built the read may have no write yet, or the write no place in co.
     if (src < 0 || s.coList[w] < 0) continue;
     if (s.coList[src] !== s.coList[w]) return false;
@@ -150,36 +149,21 @@ function atomic(x: Execution, rmw: Int32Array, s: Scratch): boolean {
  */
 function buildGraph(x: Execution, shape: InterleavingShape, s: Scratch): void {
   const { n } = x;
-  const rf = x.rel.rf;
   const { orderStart, orderSucc } = shape;
   let used = 0;
   for (let a = 0; a < n; a++) {
     s.start[a] = used;
-    s.room(used, orderStart[a + 1] - orderStart[a] + 32 * rf.w + 2);
+    s.room(used, orderStart[a + 1] - orderStart[a] + n + 2);
     for (let i = orderStart[a]; i < orderStart[a + 1]; i++) s.succ[used++] = orderSucc[i];
-    used = pushRow(rf, a, s.succ, used);
+    for (let r = s.rfFirst[a]; r >= 0; r = s.rfNext[r]) s.succ[used++] = r;
     const next = s.coNext[a];
     if (next >= 0) s.succ[used++] = next;
-    const src = s.rfSource[a];
+    const src = x.rfSource[a];
     if (src >= 0 && s.coNext[src] >= 0) s.succ[used++] = s.coNext[src];
   }
   s.start[n] = used;
   s.indegree.fill(0, 0, n);
   for (let i = 0; i < used; i++) s.indegree[s.succ[i]]++;
-}
-
-/** Appends row a of r to succ from `used`; returns the new length. */
-function pushRow(r: Relation, a: number, succ: Int32Array, used: number): number {
-  const base = r.off + a * r.w;
-  for (let k = 0; k < r.w; k++) {
-    let word = r.buf[base + k];
-    while (word !== 0) {
-      const bit = word & -word;
-      succ[used++] = (k << 5) + (31 - Math.clz32(bit));
-      word ^= bit;
-    }
-  }
-  return used;
 }
 
 /** Kahn's algorithm: whether the graph is acyclic. */

@@ -67,12 +67,23 @@ export interface Event {
   shape?: EventShape;
 }
 
-/** What of an event its execution's structure depends on, with dependencies as positions in its thread. */
+/**
+ * What of an event its execution's structure depends on, with dependencies
+ * as positions in its thread (events of the same shape may share one).
+ */
 export interface EventShape {
   /** Interned by `owner`: equal shapes have equal ids. */
   id: number;
   owner: object;
-  /** The event's rmwPartner when the shape was taken (it is set after the event is made). */
+  thread: number;
+  kind: EventKind;
+  loc: number;
+  annot: Annot;
+  fence: FenceKind | undefined;
+  lock: LockKind | undefined;
+  srcu: SrcuKind | undefined;
+  isRmw: boolean;
+  /** The program-order index of the event's rmwPartner, or -1 (the partner is set after the event is made). */
   partner: number;
   addr: bigint;
   data: bigint;

@@ -139,7 +139,7 @@ function writeOf(s: ExploreState, v: number, wpc: number, loc: number): Event {
   const e = effectOf(ins.prim);
   const w: Event = {
     id: -1, thread: v, poIndex: -1, kind: 'W', loc, value: 0, annot: e.annot, fence: undefined, lock: undefined, srcu: e.srcu,
-    isRmw: e.rmw, rmwPartner: -1, addrDeps: 0n, dataDeps: 0n, ctrlDeps: 0n, rf: -1, pos: ins.pos, text: ins.name, pc: wpc, held: undefined,
+    isRmw: e.rmw, rmwPartner: -1, addrDeps: 0n, dataDeps: 0n, ctrlDeps: 0n, rf: -1, pos: ins.pos, text: ins.name, pc: wpc, held: undefined, shape: undefined,
   };
   s.writeProbes.set(key, w);
   return w;

@@ -170,6 +170,8 @@ export function newEvent(s: ExploreState, thread: number, ts: ThreadState | null
     text: ins?.name,
     pc: ts ? ts.pc : -1,
     held: thread >= 0 && s.open[thread].length > 0 ? s.open[thread] : undefined,
+    // Listed though unknown yet: every event then has one object shape for V8.
+    shape: undefined,
   };
   s.events.push(e);
   if (e.loc >= 0 && e.kind !== 'F') s.byLoc[e.loc].push(e.id);

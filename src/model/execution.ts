@@ -53,6 +53,8 @@ export interface BaseRelations {
 export interface Execution {
   n: number;
   events: Event[];
+  /** For each event, the write it reads from (rf), or -1: rel.rf as a list. */
+  rfSource: readonly number[];
   /** Coherence order per location, as lists of event ids. */
   co: number[][];
   locations: string[];
@@ -90,6 +92,8 @@ export class StructureCache {
   private nodeCount = 0;
   /** Numbering buffers, reused from one candidate to the next (see `generation`). */
   private buffers = { newId: new Int32Array(64), order: new Int32Array(64), count: new Int32Array(8), base: new Int32Array(8), shapes: new Int32Array(64) };
+  /** The shape last given to each canonical event (see shapeOf). */
+  private readonly shapeAt: EventShape[] = [];
   /** The shapes and structure of the last candidate looked up in the trie (see sameAsLast). */
   private last?: { n: number; shapes: Int32Array; structure: Structure };
   /** Counts calls of execution(): an execution's events can be read only until the next. */
@@ -131,7 +135,7 @@ export class StructureCache {
     }
     for (let i = 0; i < n; i++) order[newId[i]] = i;
     const shapes = this.shapes(n);
-    for (let c = 0; c < n; c++) shapes[c] = this.shapeOf(evs[order[c]], evs).id;
+    for (let c = 0; c < n; c++) shapes[c] = this.shapeOf(evs[order[c]], evs, c).id;
     // The events themselves are copied only when asked for (reports, flags
     // that read values, a new structure): most candidates never are.
     let copies: Event[] | undefined;
@@ -140,17 +144,18 @@ export class StructureCache {
       return (copies ??= canonicalEvents(evs, n, order, newId, base));
     };
     const st = this.sameAsLast(n) ?? this.structureOf(n, events);
-    const rf = new Relation(n);
+    // A plain array: a typed array this small costs more to make (its memory is outside the heap).
+    const rfSource = new Array<number>(n).fill(-1);
     for (let i = 0; i < n; i++) {
       const e = evs[i];
-      if (e.kind === 'R' && e.rf >= 0) rf.add(newId[e.rf], newId[i]);
+      if (e.kind === 'R' && e.rf >= 0) rfSource[newId[i]] = newId[e.rf];
     }
     const co = coIn.map((l) => {
       const out = new Array<number>(l.length);
       for (let i = 0; i < l.length; i++) out[i] = newId[l[i]];
       return out;
     });
-    return assemble(prog, events, rf, co, st);
+    return assemble(prog, events, rfSource, co, st);
   }
 
   /** The buffer of shape ids, by canonical event id, of the candidate being numbered (the last one's beside it). */
@@ -193,14 +198,28 @@ export class StructureCache {
     return st;
   }
 
-  /** The explorer's events carry dependencies as positions in their thread already (see Event.addrDeps). */
-  private shapeOf(e: Event, evs: readonly Event[]): EventShape {
-    const known = e.shape;
-    if (known && known.owner === this && known.partner === e.rmwPartner) return known;
+  /**
+   * The shape of e, canonical event c: the one it was given, the one last
+   * found at c if e matches it (the explorer makes the same events again
+   * and again), else a new one. The explorer's events carry dependencies as
+   * positions in their thread already (see Event.addrDeps).
+   */
+  private shapeOf(e: Event, evs: readonly Event[], c: number): EventShape {
     const partner = e.rmwPartner >= 0 ? evs[e.rmwPartner].poIndex : -1;
-    const sh: EventShape = { id: this.shapeId(e, partner), owner: this, partner: e.rmwPartner, addr: e.addrDeps, data: e.dataDeps, ctrl: e.ctrlDeps };
+    const known = e.shape;
+    if (known && known.owner === this && known.partner === partner) return known;
+    const seen = this.shapeAt[c];
+    const sh = seen && hasShape(e, partner, seen) ? seen : this.newShape(e, partner);
+    this.shapeAt[c] = sh;
     e.shape = sh;
     return sh;
+  }
+
+  private newShape(e: Event, partner: number): EventShape {
+    return {
+      id: this.shapeId(e, partner), owner: this, thread: e.thread, kind: e.kind, loc: e.loc, annot: e.annot, fence: e.fence,
+      lock: e.lock, srcu: e.srcu, isRmw: e.isRmw, partner, addr: e.addrDeps, data: e.dataDeps, ctrl: e.ctrlDeps,
+    };
   }
 
   /**
@@ -257,6 +276,13 @@ export class StructureCache {
     if (id === undefined) ids.set(key, (id = this.shapeCount++));
     return id;
   }
+}
+
+/** Whether event e (whose RMW partner has program-order index `partner`) has shape sh. */
+function hasShape(e: Event, partner: number, sh: EventShape): boolean {
+  return e.thread === sh.thread && e.kind === sh.kind && e.loc === sh.loc && e.annot === sh.annot && e.fence === sh.fence &&
+    e.lock === sh.lock && e.srcu === sh.srcu && e.isRmw === sh.isRmw && partner === sh.partner &&
+    e.addrDeps === sh.addr && e.dataDeps === sh.data && e.ctrlDeps === sh.ctrl;
 }
 
 /** Ids below it pair into one number exactly (2 * 26 bits). */
@@ -319,15 +345,16 @@ interface ShapeNode {
  */
 export function buildExecution(prog: Program, events: readonly Event[], coLists: readonly number[][]): Execution {
   const n = events.length;
-  const rf = new Relation(n);
+  const rfSource = new Array<number>(n).fill(-1);
   for (let a = 0; a < n; a++) {
     const e = events[a];
-    if (e.kind === 'R' && e.rf >= 0) rf.add(e.rf, a);
+    if (e.kind === 'R' && e.rf >= 0) rfSource[a] = e.rf;
   }
   const st = lasting(() => buildStructure(events as Event[]));
-  const x = assemble(prog, () => events as Event[], rf, coLists as number[][], st);
+  const x = assemble(prog, () => events as Event[], rfSource, coLists as number[][], st);
   // An execution that is kept makes its lazy parts now, in the memory the
   // rest is in (later, inside a model's scratch(), they would not last).
+  void x.rel.rf;
   void x.rel.co;
   void x.sets.FW;
   return x;
@@ -335,11 +362,12 @@ export function buildExecution(prog: Program, events: readonly Event[], coLists:
 
 /**
  * The execution object; `events` is made by the given function when first
- * read, FW and the co relation when first asked for (a check that decides
- * on rf and the coherence lists alone never builds them).
+ * read, FW and the rf and co relations when first asked for (a check that
+ * decides on the sources of reads and the coherence lists alone never
+ * builds them).
  */
-function assemble(prog: Program, events: () => Event[], rf: Relation, coLists: number[][], st: Structure): Execution {
-  return new Candidate(prog, events, rf, coLists, st);
+function assemble(prog: Program, events: () => Event[], rfSource: readonly number[], coLists: number[][], st: Structure): Execution {
+  return new Candidate(prog, events, rfSource, coLists, st);
 }
 
 /** An Execution (a class, not a literal with a getter: one is made per candidate). */
@@ -348,11 +376,11 @@ class Candidate implements Execution {
   readonly locations: string[];
   readonly sets: BaseSets;
   readonly rel: BaseRelations;
-  constructor(prog: Program, private readonly made: () => Event[], rf: Relation, readonly co: number[][], public structure: Structure) {
-    this.n = rf.n;
+  constructor(prog: Program, private readonly made: () => Event[], readonly rfSource: readonly number[], readonly co: number[][], public structure: Structure) {
+    this.n = rfSource.length;
     this.locations = prog.locations;
-    this.sets = new CandidateSets(structure.sets, prog, co, rf.n);
-    this.rel = new CandidateRelations(structure.rel, rf, co);
+    this.sets = new CandidateSets(structure.sets, prog, co, this.n);
+    this.rel = new CandidateRelations(structure.rel, rfSource, co);
   }
   get events(): Event[] {
     return this.made();
@@ -404,18 +432,29 @@ class CandidateSets implements BaseSets {
   }
 }
 
-/** The structure's relations and this candidate's rf and co (the relation made when first read). */
+/** The structure's relations and this candidate's rf and co (each relation made when first read). */
 class CandidateRelations implements BaseRelations {
   readonly po: Relation; readonly rmw: Relation; readonly addr: Relation; readonly data: Relation; readonly ctrl: Relation;
   readonly loc: Relation; readonly int: Relation; readonly ext: Relation; readonly id: Relation;
+  private readsFrom?: Relation;
   private coherence?: Relation;
-  constructor(B: Structure['rel'], readonly rf: Relation, private readonly coLists: number[][]) {
+  constructor(B: Structure['rel'], private readonly rfSource: readonly number[], private readonly coLists: number[][]) {
     this.po = B.po; this.rmw = B.rmw; this.addr = B.addr; this.data = B.data; this.ctrl = B.ctrl;
     this.loc = B.loc; this.int = B.int; this.ext = B.ext; this.id = B.id;
   }
-  get co(): Relation {
-    return (this.coherence ??= coherenceRelation(this.rf.n, this.coLists));
+  get rf(): Relation {
+    return (this.readsFrom ??= readsFromRelation(this.rfSource));
   }
+  get co(): Relation {
+    return (this.coherence ??= coherenceRelation(this.rfSource.length, this.coLists));
+  }
+}
+
+/** rf from the source of each read. */
+function readsFromRelation(rfSource: readonly number[]): Relation {
+  const rf = new Relation(rfSource.length);
+  for (let r = 0; r < rfSource.length; r++) if (rfSource[r] >= 0) rf.add(rfSource[r], r);
+  return rf;
 }
 
 function buildStructure(events: Event[]): Structure {
