@@ -42,7 +42,8 @@ export interface ValueDomain {
  */
 export interface LockGuard {
   outside: Set<number>[];
-  inside: Set<number>[];
+  /** As lists (the explorer walks them at every read inside a critical section). */
+  inside: (readonly number[])[];
 }
 
 type AbsRegs = Set<number>[];
@@ -505,7 +506,7 @@ function lockGuard(code: Instr[], addresses: Set<number>[], L: number): LockGuar
       }
     }
   }
-  return { outside: outside[0], inside: inside[0] };
+  return { outside: outside[0], inside: inside[0].map((pcs) => [...pcs]) };
 }
 
 /** Adds every member of `from` (if any) to `to`. */

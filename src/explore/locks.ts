@@ -157,16 +157,27 @@ function openLockWrite(s: ExploreState, t: number, loc: number, before: number):
  * both hold, and the model orders a before b then (Model.lockOrders).
  */
 function lockOrdered(s: ExploreState, a: Event, b: Event): boolean {
-  if (!a.held || !b.held || !s.model.lockOrders(a, b)) return false;
-  for (const la of a.held) {
-    for (const lb of b.held) {
+  const aHeld = a.held;
+  const bHeld = b.held;
+  if (!aHeld || !bHeld || !s.model.lockOrders(a, b)) return false;
+  for (const la of aHeld) {
+    for (const lb of bHeld) {
       if (la === lb) continue;
       const loc = s.events[la].loc;
       if (s.events[lb].loc !== loc) continue;
-      const list = s.co[loc];
-      const ia = list.indexOf(la);
-      const ib = list.indexOf(lb);
-      if (ia >= 0 && ib >= 0 && ia < ib) return true;
+      if (precedes(s.co[loc], la, lb)) return true;
+    }
+  }
+  return false;
+}
+
+/** Whether x and y are both in list, x first (one pass, stopping at the first of them). */
+function precedes(list: readonly number[], x: number, y: number): boolean {
+  for (let i = 0; i < list.length; i++) {
+    if (list[i] === y) return false;
+    if (list[i] === x) {
+      for (let j = i + 1; j < list.length; j++) if (list[j] === y) return true;
+      return false;
     }
   }
   return false;

@@ -29,7 +29,7 @@ export function advance(s: ExploreState): void {
   try {
     for (let u = 0; u < T; u++) {
       const ts = s.ts[u];
-      if (ts.done || threads[u].code[ts.pc]?.op === 'prim') continue;
+      if (ts.done || s.isPrim[u][ts.pc]) continue;
       if (!runLocal(s, u, ts)) return;
     }
     if (!pendingStillPossible(s) || s.search?.cannotMatter(s.ts, s.co, s.events)) {

@@ -56,6 +56,8 @@ export interface ExploreCounts {
 
 export interface ExploreState {
   readonly prog: Program;
+  /** Per thread and instruction, whether it is a primitive (read at every step: instructions of different kinds have different object shapes). */
+  readonly isPrim: readonly (readonly boolean[])[];
   readonly model: Model;
   readonly opts: ExploreOptions;
   readonly domain: ValueDomain;
@@ -106,6 +108,7 @@ export function newState(prog: Program, model: Model, opts: ExploreOptions): Exp
   const domain = computeDomain(prog);
   return {
     prog,
+    isPrim: prog.threads.map((th) => th.code.map((ins) => ins.op === 'prim')),
     model,
     opts,
     domain,

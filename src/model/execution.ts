@@ -144,18 +144,15 @@ export class StructureCache {
       return (copies ??= canonicalEvents(evs, n, order, newId, base));
     };
     const st = this.sameAsLast(n) ?? this.structureOf(n, events);
-    // A plain array: a typed array this small costs more to make (its memory is outside the heap).
-    const rfSource = new Array<number>(n).fill(-1);
-    for (let i = 0; i < n; i++) {
-      const e = evs[i];
-      if (e.kind === 'R' && e.rf >= 0) rfSource[newId[i]] = newId[e.rf];
+    // A plain array, of its final size, each element set once: a typed array
+    // this small costs more to make (its memory is outside the heap), and
+    // so do fill() and growing by push().
+    const rfSource = new Array<number>(n);
+    for (let c = 0; c < n; c++) {
+      const e = evs[order[c]];
+      rfSource[c] = e.kind === 'R' && e.rf >= 0 ? newId[e.rf] : -1;
     }
-    const co = coIn.map((l) => {
-      const out = new Array<number>(l.length);
-      for (let i = 0; i < l.length; i++) out[i] = newId[l[i]];
-      return out;
-    });
-    return assemble(prog, events, rfSource, co, st);
+    return assemble(prog, events, rfSource, renumberedLists(coIn, newId), st);
   }
 
   /** The buffer of shape ids, by canonical event id, of the candidate being numbered (the last one's beside it). */
@@ -297,6 +294,17 @@ const FENCES: readonly FenceKind[] = [
 const LOCKS: readonly LockKind[] = ['LKR', 'LKW', 'UL', 'LF', 'RL', 'RU'];
 const SRCUS: readonly SrcuKind[] = ['srcu-lock', 'srcu-unlock', 'sync-srcu'];
 
+/** The coherence lists with canonical ids. */
+function renumberedLists(lists: readonly number[][], newId: Int32Array): number[][] {
+  const out: number[][] = [];
+  for (const list of lists) {
+    const ids: number[] = [];
+    for (let i = 0; i < list.length; i++) ids.push(newId[list[i]]);
+    out.push(ids);
+  }
+  return out;
+}
+
 /** The events in canonical order: order[c] is the explorer's id of canonical event c. */
 function canonicalEvents(evs: readonly Event[], n: number, order: Int32Array, newId: Int32Array, base: Int32Array): Event[] {
   const out = new Array<Event>(n);
@@ -344,12 +352,7 @@ interface ShapeNode {
  * made for a report, a test): no structure is shared.
  */
 export function buildExecution(prog: Program, events: readonly Event[], coLists: readonly number[][]): Execution {
-  const n = events.length;
-  const rfSource = new Array<number>(n).fill(-1);
-  for (let a = 0; a < n; a++) {
-    const e = events[a];
-    if (e.kind === 'R' && e.rf >= 0) rfSource[a] = e.rf;
-  }
+  const rfSource = events.map((e) => (e.kind === 'R' && e.rf >= 0 ? e.rf : -1));
   const st = lasting(() => buildStructure(events as Event[]));
   const x = assemble(prog, () => events as Event[], rfSource, coLists as number[][], st);
   // An execution that is kept makes its lazy parts now, in the memory the
