@@ -194,7 +194,7 @@ function readDerived(th: Thread): Set<number> {
  */
 export function computeDomain(prog: Program): ValueDomain {
   const fixed = fixedAddresses(prog);
-  let values = fixed ? undefined : boundedValues(prog);
+  const values = fixed ? undefined : boundedValues(prog);
   const addresses = fixed ?? values!.addresses;
   const nLoc = prog.locations.length;
   const writesFrom = prog.threads.map((th) => {
@@ -212,13 +212,28 @@ export function computeDomain(prog: Program): ValueDomain {
     from.forEach((locs, pc) => locs.forEach((l) => (bits[pc * locWords + (l >>> 5)] |= 1 << (l & 31))));
     return bits;
   });
-  return {
-    get mayWrite() {
-      values ??= boundedValues(prog);
-      return values.mayWrite;
-    },
-    writesFrom, writesFromBits, locWords, lockGuards, addresses,
-  };
+  return new Domain(prog, values, writesFrom, writesFromBits, locWords, lockGuards, addresses);
+}
+
+/**
+ * A ValueDomain whose values are found when first asked for. A class, not
+ * an object literal with a getter: V8 keeps such a literal's properties in
+ * a dictionary, and the explorer reads them at every step.
+ */
+class Domain implements ValueDomain {
+  constructor(
+    private readonly prog: Program,
+    private values: ValueAnalysis | undefined,
+    readonly writesFrom: Set<number>[][],
+    readonly writesFromBits: Uint32Array[],
+    readonly locWords: number,
+    readonly lockGuards: Map<number, LockGuard>[],
+    readonly addresses: Set<number>[][],
+  ) {}
+  get mayWrite(): Map<number, Set<number>>[] {
+    this.values ??= boundedValues(this.prog);
+    return this.values.mayWrite;
+  }
 }
 
 /** analyseValues, refused (a LimitError) when a location's values grew past DOMAIN_CAP. */

@@ -8,7 +8,7 @@ import { evalPure, isAddress, isSymbolic, LOC_BASE, type PrimInstr } from '../pr
 import { lock, lockRead, unlock } from './locks.js';
 import { read } from './reads.js';
 import { depsOf, dropSymbolic, resume, unionOfDeps, usesSymbol } from './schedule.js';
-import { withEvent, type ExploreState, type ThreadState } from './state.js';
+import { prune, withEvent, type ExploreState, type ThreadState } from './state.js';
 import { rmwWrite, write } from './writes.js';
 
 /** A read's bit in a dependency set: its position in its thread's program order. */
@@ -27,7 +27,7 @@ export function execPrim(s: ExploreState, t: number, ts: ThreadState, ins: PrimI
   const addrVal = evalPure(ins.addr, ts.regs);
   if (!isAddress(addrVal) || addrVal - LOC_BASE >= s.prog.locations.length) {
     // Only a guessed value can lead here; such a guess is never matched.
-    s.counts.pruned++;
+    prune(s);
     return;
   }
   const loc = addrVal - LOC_BASE;

@@ -13,7 +13,7 @@ import { isSymbolic, SYM_BASE, type PrimInstr } from '../program/program.js';
 import { coherentRead } from './coherence.js';
 import { prefixConsistent } from './prefix.js';
 import { othersMayWrite } from './reads.js';
-import type { ExploreState } from './state.js';
+import { prune, type ExploreState } from './state.js';
 
 /**
  * Every unfinished thread waits for a write that only a waiting thread can
@@ -23,12 +23,12 @@ import type { ExploreState } from './state.js';
  */
 export function breakDeadlock(s: ExploreState): void {
   if (noCycleThrough(s)) {
-    s.counts.pruned++;
+    prune(s);
     return;
   }
   const i = s.waiting.findIndex((b) => !b.ready && b.r.lock !== 'LKR');
   if (i < 0) {
-    s.counts.pruned++; // only locks wait: a deadlock
+    prune(s); // only locks wait: a deadlock
     return;
   }
   const b = s.waiting[i];
@@ -104,7 +104,7 @@ export function matchPending(s: ExploreState, w: Event, from: number, k: () => v
     s.pending.splice(i, 1);
     r.rf = w.id;
     if (coherentRead(s, r) && prefixConsistent(s)) matchPending(s, w, i, k);
-    else s.counts.pruned++;
+    else prune(s);
     r.rf = -1;
     s.pending.splice(i, 0, r.id);
     // ... or from a later write.

@@ -7,7 +7,7 @@ import type { Instr } from '../program/program.js';
 import { coherentAppend, coherentRead } from './coherence.js';
 import { matchPending } from './guesses.js';
 import { chooseSource, offer, othersMayWrite, wait } from './reads.js';
-import { newEvent, popEvent, type ExploreState, type ThreadState } from './state.js';
+import { newEvent, popEvent, prune, type ExploreState, type ThreadState } from './state.js';
 
 /**
  * spin_lock: an LKR/LKW pair. The lock's place in the order of critical
@@ -20,7 +20,7 @@ import { newEvent, popEvent, type ExploreState, type ThreadState } from './state
 export function lock(s: ExploreState, t: number, ts: ThreadState, loc: number, addrDeps: bigint, ins: Instr, k: (lkr: Event) => void): void {
   // A lock taken again inside its own critical section deadlocks.
   if (openLockWrite(s, t, loc, s.events.length) >= 0) {
-    s.counts.pruned++;
+    prune(s);
     return;
   }
   const saved = ts.po;
@@ -43,7 +43,7 @@ export function lock(s: ExploreState, t: number, ts: ThreadState, loc: number, a
     lkr.rf = last.id;
     list.push(lkw.id);
     if (coherentAppend(s, lkw, lkr)) go();
-    else s.counts.pruned++;
+    else prune(s);
     list.pop();
     lkr.rf = -1;
   }
@@ -71,7 +71,7 @@ export function unlock(s: ExploreState, t: number, ts: ThreadState, loc: number,
   if (lkw >= 0 && list[list.length - 1] === lkw) {
     list.push(ul.id);
     if (coherentAppend(s, ul)) attach(s, loc, go);
-    else s.counts.pruned++;
+    else prune(s);
     list.pop();
   } else {
     // The critical section waits to be attached (or the unlock matches no lock).
@@ -96,7 +96,7 @@ function attach(s: ExploreState, loc: number, k: () => void): void {
     lkr.rf = last.id;
     list.push(lkr.rmwPartner);
     if (coherentAppend(s, s.events[lkr.rmwPartner], lkr)) k(); // the model sees the new order at the next check
-    else s.counts.pruned++;
+    else prune(s);
     list.pop();
     lkr.rf = -1;
     b.ready = false;
@@ -107,7 +107,7 @@ function attach(s: ExploreState, loc: number, k: () => void): void {
 export function lockRead(s: ExploreState, t: number, ts: ThreadState, loc: number, addrDeps: bigint, ins: Instr, kind: LockKind, k: (r: Event) => void): void {
   const open = openLockWrite(s, t, loc, s.events.length);
   if (kind === 'RU' && open >= 0) {
-    s.counts.pruned++; // is_locked() inside its own critical section is true
+    prune(s); // is_locked() inside its own critical section is true
     return;
   }
   const saved = ts.po;
@@ -190,7 +190,9 @@ function precedes(list: readonly number[], x: number, y: number): boolean {
  */
 export function lastSectionBefore(s: ExploreState, e: Event, list: readonly number[]): number {
   if (!e.held) return -1;
-  for (let i = list.length - 1; i >= 0; i--) if (lockOrdered(s, s.events[list[i]], e)) return i;
+  // (Decremented before the first test: the decrement is then known to V8
+  // when it optimizes this, though the search rarely looks past the last.)
+  for (let i = list.length; i-- > 0; ) if (lockOrdered(s, s.events[list[i]], e)) return i;
   return -1;
 }
 

@@ -6,14 +6,14 @@ import { LimitError } from '../parse/errors.js';
 import type { Program } from '../program/program.js';
 import { buildExecution, type Execution } from '../model/execution.js';
 import { lasting, scratch } from '../relation/relation.js';
-import type { ExploreResult } from './explorer.js';
-import type { ExploreState } from './state.js';
+import type { ExploreResult, Outcome } from './explorer.js';
+import { prune, type ExploreState } from './state.js';
 import { SearchDone } from './speedcheck.js';
 
 /** Every thread has finished: judges the execution, unless a guess is still unmatched. */
 export function finish(s: ExploreState): void {
   if (s.pending.length > 0) {
-    s.counts.pruned++;
+    prune(s);
     return;
   }
   scratch(() => judge(s));
@@ -30,7 +30,6 @@ function judge(s: ExploreState): void {
   const verdict = s.model.check(exec);
   const fs = { regs: s.finalRegs, mem: s.co.map((l) => s.events[l[l.length - 1]].value) };
   const values = prog.observed.map((o) => (o.kind === 'reg' ? fs.regs[o.thread][o.reg] : fs.mem[o.loc]));
-  const key = values.join(',');
   if (prog.final.filter && !prog.final.filter(fs)) return;
   const pos = prog.final.holds(fs);
   if (!verdict.consistent) {
@@ -45,14 +44,33 @@ function judge(s: ExploreState): void {
   for (const f of verdict.flags) s.flags.add(f);
   if (pos) counts.positive++;
   else counts.negative++;
+  outcomeOf(s, values, pos, exec).count++;
+  if (s.search?.found(pos)) throw new SearchDone();
+}
+
+/**
+ * The outcome of an execution with final values `values`: the last one
+ * counted if it has them (consecutive executions mostly end alike), else
+ * the one of their key, made if new.
+ */
+function outcomeOf(s: ExploreState, values: number[], pos: boolean, exec: Execution): Outcome {
+  const last = s.lastOutcome;
+  if (last && sameValues(last.values, values)) return last;
+  const key = values.join(',');
   let o = s.outcomes.get(key);
   if (!o) {
     o = { values, positive: pos, count: 0 };
-    if (opts.keepWitnesses && pos) o.witness = snapshot(exec);
+    if (s.opts.keepWitnesses && pos) o.witness = snapshot(exec);
     s.outcomes.set(key, o);
   }
-  o.count++;
-  if (s.search?.found(pos)) throw new SearchDone();
+  s.lastOutcome = o;
+  return o;
+}
+
+function sameValues(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** What the exploration found, once it is over. */

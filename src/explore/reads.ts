@@ -10,7 +10,7 @@ import { coherentRead } from './coherence.js';
 import { lastSectionBefore, lockForbidsRead } from './locks.js';
 import { prefixConsistent } from './prefix.js';
 import { advance } from './schedule.js';
-import { newEvent, popEvent, type EventFields, type ExploreState, type ThreadState, type Waiting } from './state.js';
+import { newEvent, popEvent, prune, type EventFields, type ExploreState, type ThreadState, type Waiting } from './state.js';
 
 /** A read event of thread t, given each possible source in turn (chooseSource). */
 export function read(
@@ -46,12 +46,12 @@ export function chooseSource(s: ExploreState, t: number, r: Event, accept: (w: E
     const w = s.events[ids[i]];
     if (w.kind !== 'W' || w.id === r.id || !accept(w)) continue;
     if (lockForbidsRead(s, r, w, before)) {
-      s.counts.pruned++;
+      prune(s);
       continue;
     }
     r.rf = w.id;
     if (coherentRead(s, r)) viable.push(w);
-    else s.counts.pruned++;
+    else prune(s);
   }
   const willWait = othersMayWriteFor(s, t, r);
   // A choice that is the only one left need not be shown to the model now:
@@ -61,7 +61,7 @@ export function chooseSource(s: ExploreState, t: number, r: Event, accept: (w: E
     r.rf = w.id;
     r.value = w.value;
     if (forced || w.thread === t || (w.thread < 0 && s.co[loc].length === 1) || prefixConsistent(s)) k(r);
-    else s.counts.pruned++;
+    else prune(s);
   }
   r.rf = -1;
   r.value = 0;
@@ -89,7 +89,7 @@ export function offer(s: ExploreState, w: Event, from: number, k: () => void): v
     r.rf = w.id;
     r.value = w.value;
     if (coherentRead(s, r)) offer(s, w, i + 1, k); // the model sees it at the next check
-    else s.counts.pruned++;
+    else prune(s);
     b.ready = false;
     r.rf = -1;
     r.value = 0;

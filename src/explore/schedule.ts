@@ -6,7 +6,7 @@ import { evalPure, isSymbolic, type PrimInstr, type PureExpr } from '../program/
 import { execPrim } from './execute.js';
 import { breakDeadlock, pendingStillPossible } from './guesses.js';
 import { finish } from './outcomes.js';
-import { insertAt, removeAt, tick, type ExploreState, type ThreadState } from './state.js';
+import { insertAt, prune, removeAt, tick, type ExploreState, type ThreadState } from './state.js';
 
 export function initThread(s: ExploreState, t: number): ThreadState {
   const th = s.prog.threads[t];
@@ -33,7 +33,7 @@ export function advance(s: ExploreState): void {
       if (!runLocal(s, u, ts)) return;
     }
     if (!pendingStillPossible(s) || s.search?.cannotMatter(s.ts, s.co, s.events)) {
-      s.counts.pruned++;
+      prune(s);
       return;
     }
     // The first thread that can go on: not finished, and not waiting
@@ -165,7 +165,7 @@ export function usesSymbol(e: PureExpr, ts: ThreadState): boolean {
  * candidate. Copies are the only use that keeps it.
  */
 export function dropSymbolic(s: ExploreState): false {
-  s.counts.pruned++;
+  prune(s);
   return false;
 }
 

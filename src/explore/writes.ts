@@ -8,7 +8,7 @@ import { matchPending } from './guesses.js';
 import { lastSectionBefore } from './locks.js';
 import { prefixConsistent } from './prefix.js';
 import { offer } from './reads.js';
-import { insertAt, newEvent, popEvent, removeAt, type EventFields, type ExploreState, type ThreadState } from './state.js';
+import { insertAt, newEvent, popEvent, prune, removeAt, type EventFields, type ExploreState, type ThreadState } from './state.js';
 
 /** A write event of thread t (the second half of an RMW if `partner` is its read), in each place it may take. */
 export function write(
@@ -51,12 +51,12 @@ function placeInCo(s: ExploreState, w: Event, k: () => void): void {
   for (let at = 1; at <= list.length; at++) {
     if (s.events[list[at - 1]].lock === 'LKW') continue;
     if (at <= before) {
-      s.counts.pruned++;
+      prune(s);
       continue;
     }
     insertAt(list, at, w.id);
     if (at === list.length - 1 ? coherentAppend(s, w) : coherentAt(s, w.loc)) viable.push(at);
-    else s.counts.pruned++;
+    else prune(s);
     removeAt(list, at);
   }
   const forced = viable.length === 1;
@@ -66,7 +66,7 @@ function placeInCo(s: ExploreState, w: Event, k: () => void): void {
     // unless some read saw one of those (then fr edges point to w).
     const last = at === list.length - 1;
     if (forced || (last && !readsSawAny(s, w.loc)) || prefixConsistent(s)) k();
-    else s.counts.pruned++;
+    else prune(s);
     removeAt(list, at);
   }
 }

@@ -296,11 +296,12 @@ const SRCUS: readonly SrcuKind[] = ['srcu-lock', 'srcu-unlock', 'sync-srcu'];
 
 /** The coherence lists with canonical ids. */
 function renumberedLists(lists: readonly number[][], newId: Int32Array): number[][] {
-  const out: number[][] = [];
-  for (const list of lists) {
-    const ids: number[] = [];
-    for (let i = 0; i < list.length; i++) ids.push(newId[list[i]]);
-    out.push(ids);
+  const out = new Array<number[]>(lists.length);
+  for (let l = 0; l < lists.length; l++) {
+    const list = lists[l];
+    const ids = new Array<number>(list.length);
+    for (let i = 0; i < list.length; i++) ids[i] = newId[list[i]];
+    out[l] = ids;
   }
   return out;
 }
