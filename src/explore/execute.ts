@@ -19,7 +19,7 @@ const SMALL_BITS: readonly bigint[] = Array.from({ length: 64 }, (_, i) => 1n <<
 
 export function execPrim(s: ExploreState, t: number, ts: ThreadState, ins: PrimInstr): void {
   const e = effectOf(ins.prim);
-  const done = () => resume(s, ts, -1, 0, 0n);
+  const done = () => resume(s, t, ts, -1, 0, 0n);
   if (e.object === 'none') {
     withEvent(s, t, ts, { kind: 'F', loc: -1, value: 0, annot: 'ONCE', fence: e.fence, ins }, done);
     return;
@@ -51,19 +51,19 @@ export function execPrim(s: ExploreState, t: number, ts: ThreadState, ins: PrimI
       return;
     case 'trylock':
       // Success: a lock; failure: an LF read of a held lock.
-      lock(s, t, ts, loc, addrDeps, ins, returned(s, ts, ins, 1));
-      lockRead(s, t, ts, loc, addrDeps, ins, 'LF', returned(s, ts, ins, 0));
+      lock(s, t, ts, loc, addrDeps, ins, returned(s, t, ts, ins, 1));
+      lockRead(s, t, ts, loc, addrDeps, ins, 'LF', returned(s, t, ts, ins, 0));
       return;
     case 'is-locked':
-      lockRead(s, t, ts, loc, addrDeps, ins, 'RL', returned(s, ts, ins, 1));
-      lockRead(s, t, ts, loc, addrDeps, ins, 'RU', returned(s, ts, ins, 0));
+      lockRead(s, t, ts, loc, addrDeps, ins, 'RL', returned(s, t, ts, ins, 1));
+      lockRead(s, t, ts, loc, addrDeps, ins, 'RU', returned(s, t, ts, ins, 0));
       return;
   }
 }
 
 /** Goes on after lock read r, the instruction returning `value` (dependent on r). */
-function returned(s: ExploreState, ts: ThreadState, ins: PrimInstr, value: number): (r: Event) => void {
-  return (r) => resume(s, ts, ins.dst, value, BIT(r));
+function returned(s: ExploreState, t: number, ts: ThreadState, ins: PrimInstr, value: number): (r: Event) => void {
+  return (r) => resume(s, t, ts, ins.dst, value, BIT(r));
 }
 
 /** The values of the instruction's arguments. */
@@ -87,7 +87,7 @@ function access(s: ExploreState, t: number, ts: ThreadState, ins: PrimInstr, e: 
   if (!e.reads) {
     const value = e.write(0, args) ?? 0;
     const done = () =>
-      e.fence ? withEvent(s, t, ts, { kind: 'F', loc: -1, value: 0, annot: 'ONCE', fence: e.fence, ins }, () => resume(s, ts, -1, 0, 0n)) : resume(s, ts, -1, 0, 0n);
+      e.fence ? withEvent(s, t, ts, { kind: 'F', loc: -1, value: 0, annot: 'ONCE', fence: e.fence, ins }, () => resume(s, t, ts, -1, 0, 0n)) : resume(s, t, ts, -1, 0, 0n);
     write(s, t, ts, { kind: 'W', loc, value, annot: e.annot, fence: undefined, lock: undefined, srcu: e.srcu, isRmw: false, addrDeps, dataDeps, ins }, done);
     return;
   }
@@ -95,9 +95,9 @@ function access(s: ExploreState, t: number, ts: ThreadState, ins: PrimInstr, e: 
     if (computesWithSymbol(e, r.value, args)) return void dropSymbolic(s);
     const nv = e.write(r.value, args);
     const ret = e.result(r.value, nv, args);
-    if (nv === undefined) return resume(s, ts, ins.dst, ret, BIT(r));
+    if (nv === undefined) return resume(s, t, ts, ins.dst, ret, BIT(r));
     const deps = e.dataFromRead ? unionOfDeps(dataDeps, BIT(r)) : dataDeps;
-    rmwWrite(s, t, ts, r, nv, deps, () => resume(s, ts, ins.dst, ret, BIT(r)));
+    rmwWrite(s, t, ts, r, nv, deps, () => resume(s, t, ts, ins.dst, ret, BIT(r)));
   });
 }
 

@@ -92,7 +92,7 @@ export function explore(prog: Program, model: Model, opts: ExploreOptions = {}):
   });
   prog.threads.forEach((_, t) => s.ts.push(initThread(s, t)));
   try {
-    advance(s);
+    advance(s, 'all');
   } catch (e) {
     if (!(e instanceof SearchDone)) throw e;
   }

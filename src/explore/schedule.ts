@@ -19,19 +19,22 @@ export function initThread(s: ExploreState, t: number): ThreadState {
  * (or whose waiting read has been given a write) executes its next
  * primitive. When every unfinished thread waits, a read guesses its value
  * (breakDeadlock); when all have finished, the execution is judged.
+ *
+ * Every step leaves each thread finished or at a primitive, and a thread
+ * moves on only by resume, which takes the next step at once: so only
+ * `moved`, the thread resume moved (none when a read starts waiting; every
+ * thread at the first step), can have register-only instructions to run.
  */
-export function advance(s: ExploreState): void {
+export function advance(s: ExploreState, moved: number | 'all' = -1): void {
   tick(s);
   const threads = s.prog.threads;
   const T = threads.length;
   // runLocal changes thread states in place; they are restored on return.
   const mark = s.trail.length;
   try {
-    for (let u = 0; u < T; u++) {
-      const ts = s.ts[u];
-      if (ts.done || s.isPrim[u][ts.pc]) continue;
-      if (!runLocal(s, u, ts)) return;
-    }
+    if (moved === 'all') {
+      for (let u = 0; u < T; u++) if (!settle(s, u)) return;
+    } else if (moved >= 0 && !settle(s, moved)) return;
     if (!pendingStillPossible(s) || s.search?.cannotMatter(s.ts, s.co, s.events)) {
       prune(s);
       return;
@@ -62,6 +65,12 @@ export function advance(s: ExploreState): void {
   }
 }
 
+
+/** Runs thread u's register-only instructions, if it is at one; false if the path is cut. */
+function settle(s: ExploreState, u: number): boolean {
+  const ts = s.ts[u];
+  return ts.done || s.isPrim[u][ts.pc] || runLocal(s, u, ts);
+}
 
 /** The index in s.waiting of thread u's waiting read, or -1. */
 function waitingOf(s: ExploreState, u: number): number {
@@ -126,7 +135,7 @@ function runLocal(s: ExploreState, u: number, ts: ThreadState): boolean {
  * in register dst. ts, the thread's state (s.ts[t]), is changed in place and
  * restored on return.
  */
-export function resume(s: ExploreState, ts: ThreadState, dst: number, value: number, deps: bigint): void {
+export function resume(s: ExploreState, t: number, ts: ThreadState, dst: number, value: number, deps: bigint): void {
   const oldValue = dst >= 0 ? ts.regs[dst] : 0;
   const oldDeps = dst >= 0 ? ts.deps[dst] : 0n;
   if (dst >= 0) {
@@ -135,7 +144,7 @@ export function resume(s: ExploreState, ts: ThreadState, dst: number, value: num
   }
   ts.pc++;
   try {
-    advance(s);
+    advance(s, t);
   } finally {
     ts.pc--;
     if (dst >= 0) {
