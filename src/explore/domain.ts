@@ -266,7 +266,7 @@ export function analyseValues(prog: Program): ValueAnalysis {
   // at most `maxWrites` of them, so that many rounds suffice. (Reading this
   // round's writes too lets a chain pass every thread in one round: a
   // counter incremented under a lock by 8 threads took 264 values in 32
-  // rounds, where this takes 25 in 24.)
+  // rounds, where this takes 25 in 25.)
   let fresh: Set<number>[] = values.map(() => new Set());
   // What each thread writes where, by instruction: a read cannot see a
   // write of its own thread that comes later in program order (coherence,
