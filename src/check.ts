@@ -3,7 +3,7 @@
 
 import type { CondExpr, CondTerm, LitmusTest } from './parse/ast.js';
 import { headerPredictsDataRace, parseLitmus } from './parse/parser.js';
-import { buildProgram, isAddress, isSymbolic, LOC_BASE, SYM_BASE, type Program } from './program/program.js';
+import { buildProgram, isSymbolic, locationOf, SYM_BASE, type Program } from './program/program.js';
 import { explore, type ExploreResult } from './explore/explorer.js';
 import type { Model } from './model/model.js';
 import type { SpeedMode } from './explore/speedcheck.js';
@@ -155,8 +155,8 @@ export function judge(r: { expected: string; expectsDataRace: boolean; observati
 
 export function formatValue(prog: Program, v: number): string {
   if (isSymbolic(v)) return `S${v - SYM_BASE}`;
-  if (isAddress(v) && v - LOC_BASE < prog.locations.length) return prog.locations[v - LOC_BASE];
-  return String(v);
+  const loc = locationOf(prog, v);
+  return loc >= 0 ? prog.locations[loc] : String(v);
 }
 
 function compareObs(prog: Program, a: number, b: number): number {
@@ -172,7 +172,7 @@ function compareObs(prog: Program, a: number, b: number): number {
 
 /** herd's order of states: value by value, symbolic values first, then numbers, then addresses by name. */
 function compareStates(prog: Program, a: number[], b: number[]): number {
-  const rank = (v: number) => (isSymbolic(v) ? 0 : isAddress(v) && v - LOC_BASE < prog.locations.length ? 2 : 1);
+  const rank = (v: number) => (isSymbolic(v) ? 0 : locationOf(prog, v) >= 0 ? 2 : 1);
   for (let i = 0; i < a.length; i++) {
     const x = a[i];
     const y = b[i];

@@ -11,17 +11,22 @@ export type EventKind = 'R' | 'W' | 'F';
  * herd's syntactic tags ONCE, ACQUIRE, RELEASE, MB, NORETURN; PLAIN for C
  * accesses without a macro.
  */
-export type Annot = 'ONCE' | 'ACQUIRE' | 'RELEASE' | 'MB' | 'NORETURN' | 'PLAIN';
+export const ANNOTS = ['ONCE', 'ACQUIRE', 'RELEASE', 'MB', 'NORETURN', 'PLAIN'] as const;
+export type Annot = (typeof ANNOTS)[number];
 
-export type FenceKind =
-  | 'mb' | 'rmb' | 'wmb' | 'barrier' | 'rcu-lock' | 'rcu-unlock' | 'sync-rcu'
-  | 'before-atomic' | 'after-atomic' | 'after-spinlock' | 'after-unlock-lock'
-  | 'after-srcu-read-unlock';
+export const FENCE_KINDS = [
+  'mb', 'rmb', 'wmb', 'barrier', 'rcu-lock', 'rcu-unlock', 'sync-rcu',
+  'before-atomic', 'after-atomic', 'after-spinlock', 'after-unlock-lock',
+  'after-srcu-read-unlock',
+] as const;
+export type FenceKind = (typeof FENCE_KINDS)[number];
 
 /** Lock events of the LKMM's lock.cat. */
-export type LockKind = 'LKR' | 'LKW' | 'UL' | 'LF' | 'RL' | 'RU';
+export const LOCK_KINDS = ['LKR', 'LKW', 'UL', 'LF', 'RL', 'RU'] as const;
+export type LockKind = (typeof LOCK_KINDS)[number];
 
-export type SrcuKind = 'srcu-lock' | 'srcu-unlock' | 'sync-srcu';
+export const SRCU_KINDS = ['srcu-lock', 'srcu-unlock', 'sync-srcu'] as const;
+export type SrcuKind = (typeof SRCU_KINDS)[number];
 
 export interface Event {
   id: number;

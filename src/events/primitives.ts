@@ -286,8 +286,10 @@ export function fenceOrders(kind: FenceKind): FenceOrders {
  */
 export function fencesBetween(from: 'R' | 'W' | 'RMW', to: 'R' | 'W' | 'RMW'): { name: string; orders: FenceOrders }[] {
   const fits = (orders: FenceOrders) => orders === 'all' || (orders === 'reads' && from === 'R' && to === 'R') || (orders === 'writes' && from === 'W' && to === 'W');
-  const out = fences.filter(([, , orders]) => fits(orders)).map(([name, , orders]) => ({ name, orders }));
-  return [...out.filter((f) => f.orders !== 'all'), ...out.filter((f) => f.orders === 'all')];
+  return fences
+    .filter(([, , orders]) => fits(orders))
+    .map(([name, , orders]) => ({ name, orders }))
+    .sort((a, b) => Number(a.orders === 'all') - Number(b.orders === 'all'));
 }
 
 // Exchange. The suffix picks the annotation; no suffix means a full barrier.

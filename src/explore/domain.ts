@@ -7,7 +7,7 @@
 
 import { effectOf } from '../events/primitives.js';
 import { LimitError } from '../parse/errors.js';
-import { binop, evalPure, hasLoops, isAddress, LOC_BASE, pureRegs, type Instr, type Program, type PureExpr, type Thread } from '../program/program.js';
+import { binop, evalPure, hasLoops, isAddress, locationOf, pureRegs, type Instr, type Program, type PureExpr, type Thread } from '../program/program.js';
 
 /**
  * How many values a location may take before the test is refused. Chained
@@ -255,7 +255,6 @@ export interface ValueAnalysis {
 
 /** Every thread run over sets of values, round after round, until nothing new is written. */
 export function analyseValues(prog: Program): ValueAnalysis {
-  const nLoc = prog.locations.length;
   const values: Set<number>[] = prog.initValues.map((v) => new Set([v]));
   // Lock and SRCU words hold small flags.
   const mayWrite: Map<number, Set<number>>[] = prog.threads.map(() => new Map());
@@ -319,7 +318,10 @@ export function analyseValues(prog: Program): ValueAnalysis {
   const maxWrites = writeInstrs * (hasLoop ? prog.unroll + 1 : 1);
   const locsOf = (s: Set<number>): number[] => {
     const out: number[] = [];
-    for (const v of s) if (isAddress(v) && v - LOC_BASE < nLoc) out.push(v - LOC_BASE);
+    for (const v of s) {
+      const loc = locationOf(prog, v);
+      if (loc >= 0) out.push(loc);
+    }
     return out;
   };
   // States are kept apart by the values of loop counters (always single
@@ -443,7 +445,6 @@ export function analyseValues(prog: Program): ValueAnalysis {
  */
 export function fixedAddresses(prog: Program): Set<number>[][] | undefined {
   if (hasLoops(prog)) return undefined;
-  const nLoc = prog.locations.length;
   const out: Set<number>[][] = [];
   for (const th of prog.threads) {
     const written = new Set<number>();
@@ -466,8 +467,8 @@ export function fixedAddresses(prog: Program): Set<number>[][] | undefined {
       } else {
         if (ins.op === 'prim') {
           if (!fixed(ins.addr)) return undefined;
-          const a = evalPure(ins.addr, th.initRegs);
-          if (isAddress(a) && a - LOC_BASE < nLoc) at[pc].add(a - LOC_BASE);
+          const loc = locationOf(prog, evalPure(ins.addr, th.initRegs));
+          if (loc >= 0) at[pc].add(loc);
         }
         work.push(pc + 1);
       }

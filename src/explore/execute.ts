@@ -4,7 +4,7 @@
 
 import type { Event } from '../events/event.js';
 import { effectOf, type Effect } from '../events/primitives.js';
-import { evalPure, isAddress, isSymbolic, LOC_BASE, type PrimInstr } from '../program/program.js';
+import { evalPure, isSymbolic, locationOf, type PrimInstr } from '../program/program.js';
 import { lock, lockRead, unlock } from './locks.js';
 import { read } from './reads.js';
 import { depsOf, dropSymbolic, resume, unionOfDeps, usesSymbol } from './schedule.js';
@@ -24,13 +24,12 @@ export function execPrim(s: ExploreState, t: number, ts: ThreadState, ins: PrimI
     withEvent(s, t, ts, { kind: 'F', loc: -1, value: 0, annot: 'ONCE', fence: e.fence, ins }, done);
     return;
   }
-  const addrVal = evalPure(ins.addr, ts.regs);
-  if (!isAddress(addrVal) || addrVal - LOC_BASE >= s.prog.locations.length) {
+  const loc = locationOf(s.prog, evalPure(ins.addr, ts.regs));
+  if (loc < 0) {
     // Only a guessed value can lead here; such a guess is never matched.
     prune(s);
     return;
   }
-  const loc = addrVal - LOC_BASE;
   if (computesWithRegisterSymbol(ins, ts)) {
     dropSymbolic(s);
     return;

@@ -10,7 +10,7 @@ import { coherentRead } from './coherence.js';
 import { lastSectionBefore, lockForbidsRead } from './locks.js';
 import { prefixConsistent } from './prefix.js';
 import { advance } from './schedule.js';
-import { newEvent, popEvent, prune, type EventFields, type ExploreState, type ThreadState, type Waiting } from './state.js';
+import { eventRecord, newEvent, popEvent, prune, type EventFields, type ExploreState, type ThreadState, type Waiting } from './state.js';
 
 /** A read event of thread t, given each possible source in turn (chooseSource). */
 export function read(
@@ -137,10 +137,7 @@ function writeOf(s: ExploreState, v: number, wpc: number, loc: number): Event {
   if (known) return known;
   const ins = s.prog.threads[v].code[wpc] as PrimInstr;
   const e = effectOf(ins.prim);
-  const w: Event = {
-    id: -1, thread: v, poIndex: -1, kind: 'W', loc, value: 0, annot: e.annot, fence: undefined, lock: undefined, srcu: e.srcu,
-    isRmw: e.rmw, rmwPartner: -1, addrDeps: 0n, dataDeps: 0n, ctrlDeps: 0n, rf: -1, pos: ins.pos, text: ins.name, pc: wpc, held: undefined, shape: undefined,
-  };
+  const w = eventRecord(-1, v, -1, wpc, 0n, undefined, { kind: 'W', loc, value: 0, annot: e.annot, fence: undefined, lock: undefined, srcu: e.srcu, isRmw: e.rmw, ins });
   s.writeProbes.set(key, w);
   return w;
 }

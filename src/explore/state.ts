@@ -163,11 +163,24 @@ export type EventFields = Pick<Event, 'kind' | 'loc' | 'value' | 'annot' | 'fenc
 
 /** Pushes a new event of `thread` (-1: an initial write) onto the stack. */
 export function newEvent(s: ExploreState, thread: number, ts: ThreadState | null, f: EventFields): Event {
+  const held = thread >= 0 && s.open[thread].length > 0 ? s.open[thread] : undefined;
+  const e = eventRecord(s.events.length, thread, ts ? ts.po++ : -1, ts ? ts.pc : -1, ts ? ts.ctrl : 0n, held, f);
+  s.events.push(e);
+  if (e.loc >= 0 && e.kind !== 'F') s.byLoc[e.loc].push(e.id);
+  return e;
+}
+
+/**
+ * An event with every field set (one object shape for V8): the fields `f`
+ * gives, and where it stands (its id, its thread and place in it, its
+ * control dependencies and the critical sections it is in).
+ */
+export function eventRecord(id: number, thread: number, poIndex: number, pc: number, ctrlDeps: bigint, held: readonly number[] | undefined, f: EventFields): Event {
   const ins = f.ins as PrimInstr | undefined;
-  const e: Event = {
-    id: s.events.length,
+  return {
+    id,
     thread,
-    poIndex: ts ? ts.po++ : -1,
+    poIndex,
     kind: f.kind,
     loc: f.loc,
     value: f.value,
@@ -179,18 +192,15 @@ export function newEvent(s: ExploreState, thread: number, ts: ThreadState | null
     rmwPartner: -1,
     addrDeps: f.addrDeps ?? 0n,
     dataDeps: f.dataDeps ?? 0n,
-    ctrlDeps: ts ? ts.ctrl : 0n,
+    ctrlDeps,
     rf: -1,
     pos: ins?.pos,
     text: ins?.name,
-    pc: ts ? ts.pc : -1,
-    held: thread >= 0 && s.open[thread].length > 0 ? s.open[thread] : undefined,
+    pc,
+    held,
     // Listed though unknown yet: every event then has one object shape for V8.
     shape: undefined,
   };
-  s.events.push(e);
-  if (e.loc >= 0 && e.kind !== 'F') s.byLoc[e.loc].push(e.id);
-  return e;
 }
 
 /** Pops e, the last event pushed. */

@@ -2,7 +2,7 @@
 // relations herd gives a cat model (po, rf, co, rmw, dependencies, the
 // annotation sets). Models in models/ derive everything else from these.
 
-import type { Annot, Event, EventShape, FenceKind, LockKind, SrcuKind } from '../events/event.js';
+import { ANNOTS, FENCE_KINDS, LOCK_KINDS, SRCU_KINDS, type Event, type EventShape } from '../events/event.js';
 import type { Program } from '../program/program.js';
 import { EventSet, lasting, Relation } from '../relation/relation.js';
 
@@ -239,11 +239,12 @@ export class StructureCache {
    * most events), else a string.
    */
   private fieldsId(e: Event, partner: number): number {
-    // Each enumerated field as 0 (absent) or 1 + its index; -1 if unknown.
+    // Each enumerated field as 0 (absent) or 1 + its index in event.ts's
+    // list (FENCE_KINDS fits 4 bits while it has at most 15); -1 if unknown.
     const annot = ANNOTS.indexOf(e.annot);
-    const fence = e.fence === undefined ? 0 : FENCES.indexOf(e.fence) + 1 || -1;
-    const lock = e.lock === undefined ? 0 : LOCKS.indexOf(e.lock) + 1 || -1;
-    const srcu = e.srcu === undefined ? 0 : SRCUS.indexOf(e.srcu) + 1 || -1;
+    const fence = e.fence === undefined ? 0 : FENCE_KINDS.indexOf(e.fence) + 1 || -1;
+    const lock = e.lock === undefined ? 0 : LOCK_KINDS.indexOf(e.lock) + 1 || -1;
+    const srcu = e.srcu === undefined ? 0 : SRCU_KINDS.indexOf(e.srcu) + 1 || -1;
     const packable = annot >= 0 && fence >= 0 && lock >= 0 && srcu >= 0 && e.thread < 1023 && e.loc < 2047 && partner < 1023;
     if (packable) {
       let code = e.thread + 1; // 10 bits
@@ -285,14 +286,6 @@ function hasShape(e: Event, partner: number, sh: EventShape): boolean {
 /** Ids below it pair into one number exactly (2 * 26 bits). */
 const PAIR_BASE = 1 << 26;
 
-// The values of an event's enumerated fields, for packing a shape in a number (FENCES has at most 15).
-const ANNOTS: readonly Annot[] = ['ONCE', 'ACQUIRE', 'RELEASE', 'MB', 'NORETURN', 'PLAIN'];
-const FENCES: readonly FenceKind[] = [
-  'mb', 'rmb', 'wmb', 'barrier', 'rcu-lock', 'rcu-unlock', 'sync-rcu',
-  'before-atomic', 'after-atomic', 'after-spinlock', 'after-unlock-lock', 'after-srcu-read-unlock',
-];
-const LOCKS: readonly LockKind[] = ['LKR', 'LKW', 'UL', 'LF', 'RL', 'RU'];
-const SRCUS: readonly SrcuKind[] = ['srcu-lock', 'srcu-unlock', 'sync-srcu'];
 
 /** The coherence lists with canonical ids. */
 function renumberedLists(lists: readonly number[][], newId: Int32Array): number[][] {

@@ -10,6 +10,10 @@ import { closestPrimitive, effectOf, lookupPrimitive, PLAIN_LOAD, PLAIN_STORE, t
 /** Values are numbers; a location's address is LOC_BASE + its id. */
 export const LOC_BASE = 0x40000000;
 export const isAddress = (v: number): boolean => v >= LOC_BASE && v < LOC_BASE + 0x1000000;
+/** The location whose address v is, or -1 when v is none of the program's. */
+export function locationOf(prog: Pick<Program, 'locations'>, v: number): number {
+  return isAddress(v) && v - LOC_BASE < prog.locations.length ? v - LOC_BASE : -1;
+}
 /**
  * A value herd leaves symbolic: what a read in a cycle of plain copies
  * reads, determined by no constant. SYM_BASE + a number naming the read.
