@@ -211,7 +211,9 @@ export function formatCond(c: CondExpr, prec = 0, top = false): string {
       return top ? `(${s})` : s;
     }
     case 'eq': {
-      const s = `${formatTerm(c.lhs, false)}${c.negated ? '!=' : '='}${formatTerm(c.rhs, true)}`;
+      // herd reads `a!=b` and `a<>b` as not (a=b), and prints it so.
+      const atom = `${formatTerm(c.lhs, false)}=${formatTerm(c.rhs, true)}`;
+      const s = c.negated ? `not (${atom})` : atom;
       return top ? `(${s})` : s;
     }
   }

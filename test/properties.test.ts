@@ -414,6 +414,11 @@ function applyChange(text: string, change: string): string {
     lines.splice(Number(fence[2]), 0, `\t${fence[1]}();`);
     return lines.join('\n');
   }
+  const storeMb = /^WRITE_ONCE → smp_store_mb at P\d+\.\d+ \(line (\d+)\),/.exec(change);
+  if (storeMb) {
+    lines.splice(Number(storeMb[1]), 0, '\tsmp_mb();');
+    return lines.join('\n');
+  }
   const swap = /^(READ_ONCE|WRITE_ONCE) → (smp_load_acquire|smp_store_release) at P\d+\.\d+ \(line (\d+)\)$/.exec(change);
   if (!swap) throw new Error(`unexpected change: ${change}`);
   const i = Number(swap[3]) - 1;

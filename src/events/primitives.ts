@@ -280,12 +280,14 @@ export function fenceOrders(kind: FenceKind): FenceOrders {
 }
 
 /**
- * The fences a developer may put between two accesses of these kinds to
- * order them: smp_rmb() between reads, smp_wmb() between writes (an RMW
- * is neither here), smp_mb() between anything; the narrower first.
+ * The fences a developer may put at a place to order what is before it
+ * with what is after it (reads: [some read before, some read after];
+ * writes likewise): smp_rmb() between reads, smp_wmb() between writes
+ * (an RMW's read and write count), smp_mb() between anything; the
+ * narrower first.
  */
-export function fencesBetween(from: 'R' | 'W' | 'RMW', to: 'R' | 'W' | 'RMW'): { name: string; orders: FenceOrders }[] {
-  const fits = (orders: FenceOrders) => orders === 'all' || (orders === 'reads' && from === 'R' && to === 'R') || (orders === 'writes' && from === 'W' && to === 'W');
+export function fencesBetween(reads: readonly [boolean, boolean], writes: readonly [boolean, boolean]): { name: string; orders: FenceOrders }[] {
+  const fits = (orders: FenceOrders) => orders === 'all' || (orders === 'reads' && reads[0] && reads[1]) || (orders === 'writes' && writes[0] && writes[1]);
   return fences
     .filter(([, , orders]) => fits(orders))
     .map(([name, , orders]) => ({ name, orders }))
@@ -492,4 +494,57 @@ export function defNameOf(name: string, prim: Primitive): string | undefined {
 export function weakerFences(kind: FenceKind): string[] {
   if (fenceOrders(kind) !== 'all') return [];
   return fences.filter(([, , orders]) => orders === 'writes' || orders === 'reads').map(([name]) => name);
+}
+
+/**
+ * The table's primitive for the operation of an instruction (named `name`,
+ * meaning `prim`) with ordering `annot`: withOrdering's, or for an atomic
+ * that returns nothing (which has no ordered forms), its atomic_fetch_ form
+ * with that ordering, the value dropped. `def` says whether the
+ * instruction is written as that table entry's family (not a lowered
+ * operation such as test_bit()).
+ */
+export function orderedForm(name: string, prim: Primitive, annot: Annot): { name: string; def: boolean } | undefined {
+  const own = defNameOf(name, prim);
+  if (!own) return undefined;
+  let to = withOrdering(own, annot);
+  if (!to && prim.kind === 'atomic' && prim.ret === 'none' && annot !== 'NORETURN') {
+    const want = JSON.stringify({ ...prim, ret: 'old', annot });
+    to = [...table.entries()].find(([n, e]) => !n.startsWith('atomic_long_') && JSON.stringify(e.prim) === want)?.[0];
+  }
+  return to ? { name: to, def: own === name } : undefined;
+}
+
+/** The .def calls a lowered operation expands to, in order. */
+function expansionCalls(name: string): string[] | undefined {
+  const l = loweredTable.get(name);
+  if (!l) return undefined;
+  const pos = { line: 0, col: 0 };
+  const names: string[] = [];
+  const walk = (v: unknown): void => {
+    if (!v || typeof v !== 'object') return;
+    const o = v as { kind?: string; name?: string };
+    if (o.kind === 'call' && typeof o.name === 'string') names.push(o.name);
+    for (const k of Object.values(o)) walk(k);
+  };
+  walk(l.lower([num(0, pos), { kind: 'name', name: 'x', pos }], pos));
+  return names;
+}
+
+/**
+ * The lowered operation that is `name` with one of its calls replaced by
+ * the table primitive `to` (clear_bit with atomic_fetch_andnot_release is
+ * clear_bit_unlock; test_bit with smp_load_acquire is test_bit_acquire).
+ */
+export function loweredWithOrdering(name: string, to: { name: string }): string | undefined {
+  const mine = expansionCalls(name);
+  if (!mine) return undefined;
+  const returns = loweredTable.get(name)!.returns;
+  for (const other of loweredTable.keys()) {
+    const theirs = expansionCalls(other)!;
+    if (other === name || theirs.length !== mine.length || loweredTable.get(other)!.returns !== returns) continue;
+    const diff = theirs.map((c, i) => (c !== mine[i] ? i : -1)).filter((i) => i >= 0);
+    if (diff.length === 1 && theirs[diff[0]] === to.name) return other;
+  }
+  return undefined;
 }

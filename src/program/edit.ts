@@ -10,6 +10,11 @@ import type { Instr, Program } from './program.js';
 export type Edit =
   /** Insert the fence primitive `name` (e.g. smp_mb) right after instruction pc. */
   | { op: 'insert-fence'; thread: number; pc: number; name: string }
+  /**
+   * Insert the fence `name` before instruction pc, on every path that
+   * reaches it (jumps to pc run the fence): after a loop or an if.
+   */
+  | { op: 'insert-fence-before'; thread: number; pc: number; name: string }
   /** Replace instruction pc's primitive by the table's primitive `name` (same arguments). */
   | { op: 'replace'; thread: number; pc: number; name: string }
   /** Remove instruction pc (a fence). */
@@ -23,9 +28,14 @@ export type Edit =
 export function applyEdits(prog: Program, edits: readonly Edit[]): Program {
   let p = prog;
   for (const e of edits) if (e.op === 'replace') p = replaceAt(p, e.thread, e.pc, e.name);
-  const moving = edits.filter((e) => e.op !== 'replace').sort((a, b) => a.thread - b.thread || b.pc - a.pc);
+  // Where each edit changes the code: an insertion after pc at pc + 1. At
+  // one index, the fence every path runs goes in first, so that the one on
+  // the fall-through path comes before it.
+  const at = (e: Edit) => (e.op === 'insert-fence' ? e.pc + 1 : e.pc);
+  const moving = edits.filter((e) => e.op !== 'replace').sort((a, b) => a.thread - b.thread || at(b) - at(a) || Number(b.op === 'insert-fence-before') - Number(a.op === 'insert-fence-before'));
   for (const e of moving) {
     if (e.op === 'insert-fence') p = insertFence(p, e.thread, e.pc, e.name);
+    else if (e.op === 'insert-fence-before') p = insertFenceBefore(p, e.thread, e.pc, e.name);
     else if (e.op === 'remove') p = removeAt(p, e.thread, e.pc);
   }
   return p;
@@ -39,6 +49,22 @@ export function insertFence(prog: Program, thread: number, afterPc: number, fenc
     const pos = (th.code[afterPc] as { pos?: { line: number; col: number } }).pos ?? { line: 0, col: 0 };
     code.splice(afterPc + 1, 0, { op: 'prim', prim, name: fenceName, dst: -1, addr: { k: 'const', v: 0 }, args: [], pos });
   });
+}
+
+/** The fence before instruction pc, on every path to it (jumps to pc now reach the fence). */
+export function insertFenceBefore(prog: Program, thread: number, pc: number, fenceName: string): Program {
+  const prim = fencePrim(fenceName);
+  return editThread(prog, thread, pc + 1, +1, (code, th) => {
+    const next = th.code.slice(pc).find((i): i is Extract<Instr, { op: 'prim' }> => i.op === 'prim');
+    const pos = next?.pos ?? { line: 0, col: 0 };
+    code.splice(pc, 0, { op: 'prim', prim, name: fenceName, dst: -1, addr: { k: 'const', v: 0 }, args: [], pos });
+  });
+}
+
+function fencePrim(fenceName: string) {
+  const info = lookupPrimitive(fenceName);
+  if (!info || !('prim' in info) || effectOf(info.prim).object !== 'none') throw new Error(`${fenceName} is not a fence`);
+  return info.prim;
 }
 
 export function removeAt(prog: Program, thread: number, pc: number): Program {

@@ -1,25 +1,43 @@
 // Checked fixes for an allowed outcome: the changes a kernel developer
-// makes to order two accesses (an acquire load, a release store, an RMW's
-// ordering variant, or an smp_rmb()/smp_wmb()/smp_mb() between them), each
-// set of changes applied to the program and checked again under the same
-// model and limits. Only minimal sets are reported (no subset forbids the
-// outcome), cheapest first.
+// makes to order accesses (an acquire load, a release store, an RMW's
+// ordering variant, a fence between two accesses in the kernel's words),
+// each set of changes applied to the program and checked again under the
+// same model and limits. Only minimal sets are reported (no subset forbids
+// the outcome), cheapest first, ties broken by fewer changes.
+//
+// The candidates come from the program, not from one execution: every
+// access of every thread may be strengthened, and a fence may go at every
+// place of the source's structure between accesses (after a call, never
+// between the instructions one call expands to; after an `if` or a loop on
+// every path that leaves it, or at the end of its body). A fix must forbid
+// every execution that reaches the outcome, whichever thread's code it
+// changes, so changes on several threads (and on threads running the same
+// code) are searched together.
 //
 // Cost order (per change, summed over a set): acquire or release variant 1;
-// smp_rmb() or smp_wmb() 2; fully ordered RMW 3; smp_mb() 4. Acquire and
-// release order one direction at one access (on arm64 a single LDAR/STLR);
-// rmb/wmb order one kind of access on both sides; a full barrier orders
-// everything and is the most expensive on weakly ordered CPUs (a fully
-// ordered RMW has one built in, but replaces an instruction instead of adding
-// one).
+// smp_rmb() or smp_wmb() 2; fully ordered RMW 3; a full barrier 4 (smp_mb(),
+// or the smp_mb__*() form or smp_store_mb() that stands for it there).
+// Acquire and release order one direction at one access (on arm64 a single
+// LDAR/STLR); rmb/wmb order one kind of access on both sides; a full barrier
+// orders everything and is the most expensive on weakly ordered CPUs (a
+// fully ordered RMW has one built in, but replaces an instruction instead of
+// adding one).
+//
+// The search is exhaustive over sets of up to MAX_CHANGES changes, made
+// affordable by the models' monotonicity (more ordering never allows more
+// executions): a site where even the strongest changes everywhere else
+// leave the outcome reachable must be in every fix, and a set whose sites
+// are those of a set already known to fail with the strongest change at
+// each cannot succeed.
 
-import { defNameOf, effectOf, fencesBetween, withOrdering } from '../events/primitives.js';
+import { effectOf, fencesBetween, loweredWithOrdering, orderedForm, type FenceOrders } from '../events/primitives.js';
 import type { Annot } from '../events/event.js';
 import { explore } from '../explore/explorer.js';
 import type { Model } from '../model/model.js';
+import type { Pos } from '../parse/ast.js';
 import { LimitError } from '../parse/errors.js';
 import { applyEdits, type Edit } from '../program/edit.js';
-import type { Instr, Program } from '../program/program.js';
+import type { Instr, PrimInstr, Program } from '../program/program.js';
 
 export interface Limits {
   maxExecutions?: number;
@@ -28,59 +46,228 @@ export interface Limits {
 
 /** One change a fix may make. */
 export interface Change {
-  edit: Edit;
+  edits: Edit[];
   /** How a developer would say it: "smp_rmb() between P1.1 (line 23) and P1.2 (line 24)". */
   text: string;
   cost: number;
-  /** Changes with the same site are alternatives (at most one per fix). */
-  site: string;
-}
-
-/** A program-order step of an explanation: from one instruction to a later one of the same thread. */
-export interface PoStep {
+  /** The places it changes; changes sharing a site are alternatives (at most one per fix). */
+  sites: string[];
   thread: number;
-  from: { pc: number; kind: 'R' | 'W' | 'RMW'; step: string; line?: number };
-  to: { pc: number; kind: 'R' | 'W' | 'RMW'; step: string; line?: number };
+  /** Whether it is the strongest change at its sites (see findFixes). */
+  strongest: boolean;
 }
 
 export const COST = { acquireRelease: 1, rmbWmb: 2, fullRmw: 3, mb: 4 } as const;
 
-/** The candidate changes that order the given program-order steps. */
-export function candidateChanges(prog: Program, steps: readonly PoStep[]): Change[] {
-  const out = new Map<string, Change>();
-  const add = (c: Change) => out.set(`${c.site}/${c.text}`, c);
-  const at = (s: PoStep['from']) => `${s.step}${s.line ? ` (line ${s.line})` : ''}`;
-  for (const st of steps) {
-    const gap = `gap:${st.thread}:${st.from.pc}:${st.to.pc}`;
-    const between = `between ${at(st.from)} and ${at(st.to)}`;
-    const fence = (name: string, cost: number) =>
-      add({ edit: { op: 'insert-fence', thread: st.thread, pc: st.from.pc, name }, text: `${name}() ${between}`, cost, site: gap });
-    for (const f of fencesBetween(st.from.kind, st.to.kind)) fence(f.name, f.orders === 'all' ? COST.mb : COST.rmbWmb);
-    // An acquire on the earlier access if it reads, a release on the later one if it writes.
-    if (st.from.kind !== 'W') strengthen(prog, st.thread, st.from, 'ACQUIRE', add);
-    if (st.to.kind !== 'R') strengthen(prog, st.thread, st.to, 'RELEASE', add);
-    if (st.from.kind === 'RMW') strengthen(prog, st.thread, st.from, 'MB', add);
-    if (st.to.kind === 'RMW') strengthen(prog, st.thread, st.to, 'MB', add);
-  }
-  return [...out.values()];
+/** How a report names the places of a thread's code. */
+export interface Namer {
+  /** The step of the shown execution that runs instruction pc of thread ("P1.2"), if it ran. */
+  step(thread: number, pc: number): string | undefined;
+  /** The source place of a position: "line 12", "v1.ts:11". */
+  where(pos: Pos): string;
 }
 
-function strengthen(prog: Program, thread: number, s: PoStep['from'], annot: Annot, add: (c: Change) => void): void {
-  const ins = prog.threads[thread].code[s.pc];
-  if (ins?.op !== 'prim') return;
-  const own = effectOf(ins.prim).annot;
-  // Only towards stronger: relaxed to acquire/release, anything to fully ordered.
-  if (own === annot || own === 'MB' || own === 'PLAIN' || own === 'NORETURN' || (annot !== 'MB' && own !== 'ONCE')) return;
-  const def = defNameOf(ins.name, ins.prim);
-  const to = def && withOrdering(def, annot);
-  if (!to) return;
-  const as = def === ins.name ? to : `${to} semantics`;
-  add({
-    edit: { op: 'replace', thread, pc: s.pc, name: to },
-    text: `${ins.name} → ${as} at ${s.step}${s.line ? ` (line ${s.line})` : ''}`,
-    cost: annot === 'MB' ? COST.fullRmw : COST.acquireRelease,
-    site: `access:${thread}:${s.pc}`,
+export const lineNamer: Namer = { step: () => undefined, where: (pos) => `line ${pos.line}` };
+
+/** The instructions of one call in the source: what a fence never splits. */
+interface Group {
+  first: number;
+  last: number;
+  prims: number[];
+  reads: boolean;
+  writes: boolean;
+}
+
+const isAccess = (ins: Instr): ins is PrimInstr => ins.op === 'prim' && effectOf(ins.prim).object !== 'none' && effectOf(ins.prim).shape !== 'fence';
+
+/** The thread's accesses grouped by the call they come from (a lowered operation's instructions share its position). */
+function groupsOf(code: readonly Instr[]): Group[] {
+  const groups: Group[] = [];
+  let cur: Group | undefined;
+  let pos: Pos | undefined;
+  code.forEach((ins, pc) => {
+    if (ins.op === 'set') return;
+    if (!isAccess(ins)) {
+      // A fence, a branch or a jump ends the call before it.
+      cur = undefined;
+      return;
+    }
+    const e = effectOf(ins.prim);
+    if (cur && pos && ins.pos.line === pos.line && ins.pos.col === pos.col) {
+      cur.last = pc;
+      cur.prims.push(pc);
+    } else {
+      cur = { first: pc, last: pc, prims: [pc], reads: false, writes: false };
+      groups.push(cur);
+      pos = ins.pos;
+    }
+    cur.reads ||= e.reads;
+    cur.writes ||= e.writes;
   });
+  return groups;
+}
+
+/** Loops of the code, as [head, back-jump] index ranges. */
+function loopsOf(code: readonly Instr[]): [number, number][] {
+  const out: [number, number][] = [];
+  code.forEach((ins, pc) => {
+    if (ins.op === 'jump' && ins.target <= pc) out.push([ins.target, pc]);
+  });
+  return out;
+}
+
+/** A place a fence may go: after a call (on the path that falls through), or before an instruction every path to it runs. */
+interface Place {
+  thread: number;
+  edit: (name: string) => Edit;
+  /** The calls just before and just after it, in code order. */
+  prev?: Group;
+  next?: Group;
+  reads: [boolean, boolean];
+  writes: [boolean, boolean];
+  text: string;
+  key: string;
+}
+
+function placesOf(prog: Program, thread: number, namer: Namer): Place[] {
+  const code = prog.threads[thread].code;
+  const groups = groupsOf(code);
+  const loops = loopsOf(code);
+  const places: Place[] = [];
+  const name = (g: Group | undefined) => {
+    if (!g) return '';
+    const ins = code[g.first] as PrimInstr;
+    const step = namer.step(thread, g.first);
+    return `${step ?? `P${thread}`} (${namer.where(ins.pos)})`;
+  };
+  // What a fence at index `at` has before and after it (a loop's body is both).
+  const around = (at: number): { reads: [boolean, boolean]; writes: [boolean, boolean] } => {
+    const inLoop = loops.filter(([h, j]) => h < at && at <= j);
+    const before = groups.filter((g) => g.last < at || inLoop.some(([h, j]) => g.first >= h && g.last <= j));
+    const after = groups.filter((g) => g.first >= at || inLoop.some(([h, j]) => g.first >= h && g.last <= j));
+    return {
+      reads: [before.some((g) => g.reads), after.some((g) => g.reads)],
+      writes: [before.some((g) => g.writes), after.some((g) => g.writes)],
+    };
+  };
+  const nextAfter = (at: number) => groups.find((g) => g.first >= at);
+  const prevBefore = (at: number) => [...groups].reverse().find((g) => g.last < at);
+  // Straight after each call: the fall-through path only.
+  groups.forEach((g) => {
+    const at = g.last + 1;
+    const next = nextAfter(at);
+    const ar = around(at);
+    if (!next && !loops.some(([h, j]) => h <= g.first && g.last <= j)) return;
+    places.push({
+      thread, prev: g, next, ...ar,
+      edit: (fence) => ({ op: 'insert-fence', thread, pc: g.last, name: fence }),
+      text: next ? `between ${name(g)} and ${name(next)}` : `after ${name(g)}, at the end of its loop's body`,
+      key: `after:${thread}:${g.last}`,
+    });
+  });
+  // Where the paths leaving an if or a loop meet: every path runs it.
+  const joins = new Set<number>();
+  code.forEach((ins, pc) => {
+    const t = ins.op === 'branch' ? ins.ifFalse : ins.op === 'jump' ? ins.target : -1;
+    if (t > pc) joins.add(t);
+  });
+  for (const at of [...joins].sort((a, b) => a - b)) {
+    const prev = prevBefore(at);
+    const next = nextAfter(at);
+    if (!prev || !next) continue;
+    const loop = loops.find(([, j]) => j === at - 1);
+    const ins = code[next.first] as PrimInstr;
+    const what = loop ? 'after the loop' : 'after the if';
+    const src = code.slice(0, at).reverse().find((i): i is Extract<Instr, { op: 'loopcheck' }> => i.op === 'loopcheck');
+    const loopAt = loop && src ? ` of ${namer.where(src.pos)}` : '';
+    places.push({
+      thread, prev, next, ...around(at),
+      edit: (fence) => ({ op: 'insert-fence-before', thread, pc: at, name: fence }),
+      text: `${what}${loopAt}, before ${name(next)}${ins ? '' : ''}`,
+      key: `before:${thread}:${at}`,
+    });
+  }
+  return places;
+}
+
+/** The kernel's word for a full barrier at a place: smp_mb__after_atomic() after an unordered RMW, and so on. */
+function fullBarrierAt(prog: Program, p: Place): { name: string; edits: Edit[]; text: string; sites: string[] } {
+  const code = prog.threads[p.thread].code;
+  const single = (g: Group | undefined) => (g && g.prims.length === 1 ? (code[g.first] as PrimInstr) : undefined);
+  const unorderedRmw = (ins: PrimInstr | undefined) => {
+    if (!ins) return false;
+    const e = effectOf(ins.prim);
+    return e.rmw && !e.mayFail && e.object === 'memory' && (e.annot === 'NORETURN' || e.annot === 'ONCE');
+  };
+  const prev = single(p.prev);
+  const next = single(p.next);
+  const adjacentPrev = p.prev !== undefined && p.key.startsWith('after:');
+  const adjacentNext = p.next !== undefined && code.slice((p.prev?.last ?? -1) + 1, p.next.first).every((i) => i.op === 'set') && p.key.startsWith('after:');
+  const fence = (name: string) => ({ name, edits: [p.edit(name)], text: `${name}() ${p.text}`, sites: [p.key] });
+  if (adjacentPrev && unorderedRmw(prev)) return fence('smp_mb__after_atomic');
+  if (adjacentPrev && prev && effectOf(prev.prim).shape === 'lock') return fence('smp_mb__after_spinlock');
+  if (adjacentNext && unorderedRmw(next)) return fence('smp_mb__before_atomic');
+  if (adjacentPrev && prev && prev.name === 'WRITE_ONCE' && p.prev) {
+    return {
+      name: 'smp_store_mb',
+      edits: [{ op: 'replace', thread: p.thread, pc: p.prev.first, name: 'smp_store_mb' }],
+      text: `WRITE_ONCE → smp_store_mb at ${p.text.replace(/^between (.*?) and .*$/, '$1')}, i.e. smp_mb() ${p.text}`,
+      sites: [p.key, `access:${p.thread}:${p.prev.first}`],
+    };
+  }
+  return fence('smp_mb');
+}
+
+/** Every change the search may make to the program: the candidate space. */
+export function candidateChanges(prog: Program, namer: Namer = lineNamer): Change[] {
+  const out: Change[] = [];
+  for (const th of prog.threads) {
+    for (const p of placesOf(prog, th.index, namer)) {
+      const fits = fencesBetween(p.reads, p.writes);
+      for (const f of fits) {
+        if (f.orders === 'all') {
+          const mb = fullBarrierAt(prog, p);
+          out.push({ edits: mb.edits, text: mb.text, cost: COST.mb, sites: mb.sites, thread: th.index, strongest: true });
+        } else {
+          out.push({ edits: [p.edit(f.name)], text: `${f.name}() ${p.text}`, cost: COST.rmbWmb, sites: [p.key], thread: th.index, strongest: false });
+        }
+      }
+    }
+    th.code.forEach((ins, pc) => {
+      if (!isAccess(ins)) return;
+      out.push(...strengthenings(th.index, pc, ins, namer));
+    });
+  }
+  return out;
+}
+
+/** An access's stronger forms: acquire if it reads, release if it writes, fully ordered if it is an RMW. */
+function strengthenings(thread: number, pc: number, ins: PrimInstr, namer: Namer): Change[] {
+  const e = effectOf(ins.prim);
+  const own = e.annot;
+  if (own === 'MB' || own === 'PLAIN' || e.object !== 'memory') return [];
+  const wants: Annot[] = [];
+  if (own === 'ONCE' || own === 'NORETURN') {
+    if (e.reads && (own !== 'NORETURN' || e.rmw)) wants.push('ACQUIRE');
+    if (e.writes) wants.push('RELEASE');
+  }
+  if (e.rmw) wants.push('MB');
+  const at = `${namer.step(thread, pc) ?? `P${thread}`} (${namer.where(ins.pos)})`;
+  const out: Change[] = [];
+  for (const annot of wants) {
+    const to = orderedForm(ins.name, ins.prim, annot);
+    if (!to) continue;
+    const shown = loweredWithOrdering(ins.name, to) ?? (to.def ? to.name : `${to.name} semantics`);
+    out.push({
+      edits: [{ op: 'replace', thread, pc, name: to.name }],
+      text: `${ins.name} → ${shown} at ${at}`,
+      cost: annot === 'MB' ? COST.fullRmw : COST.acquireRelease,
+      sites: [`access:${thread}:${pc}`],
+      thread,
+      strongest: annot === 'MB' || !e.rmw,
+    });
+  }
+  return out;
 }
 
 /** Whether some execution satisfies the condition; undefined when a limit stopped the check. */
@@ -98,36 +285,78 @@ export interface FixSearch {
   fixes: Change[][];
   /** Why the search stopped early, if it did. */
   stopped?: string;
+  /** The candidate space: changes, and how many sets of up to MAX_CHANGES of them there are. */
+  changes: number;
+  sets: number;
+  /** Full checks made. */
+  checks: number;
+  /** Sites every fix must change (the strongest changes everywhere else do not forbid it). */
+  required: string[];
+  /** Set when even every strongest change at once leaves the outcome reachable. */
+  noneAtAll?: boolean;
 }
 
-/** At most this many fixes are looked for, among sets of at most MAX_CHANGES changes. */
+/** At most this many fixes are reported, among sets of at most MAX_CHANGES changes. */
 export const MAX_FIXES = 3;
 export const MAX_CHANGES = 3;
 /** At most this many candidate sets are checked (each is a full check). */
-export const MAX_CHECKS = 60;
+export const MAX_CHECKS = 400;
 
 /**
- * Minimal sets of changes that forbid the condition, cheapest first: sets
- * are tried in order of cost (then size), so every proper subset of a set
- * (cheaper) was tried before it; a set containing a fix already found is
- * skipped.
+ * Minimal sets of changes that forbid the condition, cheapest first (then
+ * fewest changes): sets are tried in that order, so every proper subset of
+ * a set was tried before it; a set containing a fix already found is
+ * skipped, and so is one that monotonicity shows cannot succeed.
  */
 export function findFixes(prog: Program, model: Model, changes: readonly Change[], limits: Limits): FixSearch {
   const sets = combinations(changes).sort((a, b) => total(a) - total(b) || a.length - b.length);
-  const fixes: Change[][] = [];
+  const base = { changes: changes.length, sets: sets.length, required: [] as string[] };
   let checks = 0;
-  for (const set of sets) {
-    if (fixes.some((f) => f.every((c) => set.includes(c)))) continue;
-    if (checks === MAX_CHECKS) return { fixes, stopped: `after ${MAX_CHECKS} candidate fixes` };
+  const check = (set: readonly Change[]) => {
     checks++;
-    const reach = satisfiable(applyEdits(prog, set.map((c) => c.edit)), model, limits);
-    if (reach === undefined) return { fixes, stopped: 'a check reached the --max-executions/--timeout limits' };
+    return satisfiable(applyEdits(prog, set.flatMap((c) => c.edits)), model, limits);
+  };
+  const limitHit = 'a check reached the --max-executions/--timeout limits';
+  // The strongest change at every site, but those of `without`.
+  const strongestExcept = (without: (c: Change) => boolean) => {
+    const taken = new Set<string>();
+    const set: Change[] = [];
+    for (const c of [...changes].sort((a, b) => b.cost - a.cost)) {
+      if (!c.strongest || without(c) || c.sites.some((s) => taken.has(s))) continue;
+      c.sites.forEach((s) => taken.add(s));
+      set.push(c);
+    }
+    return set;
+  };
+  const top = check(strongestExcept(() => false));
+  if (top === undefined) return { ...base, fixes: [], checks, stopped: limitHit };
+  if (top) return { ...base, fixes: [], checks, noneAtAll: true };
+  const sites = [...new Set(changes.flatMap((c) => c.sites))];
+  const required: string[] = [];
+  for (const s of sites) {
+    const reach = check(strongestExcept((c) => c.sites.includes(s)));
+    if (reach === undefined) return { ...base, fixes: [], checks, stopped: limitHit };
+    if (reach) required.push(s);
+  }
+  const fixes: Change[][] = [];
+  const dead: Set<string>[] = [];
+  for (const set of sets) {
+    const own = new Set(set.flatMap((c) => c.sites));
+    if (!required.every((s) => own.has(s))) continue;
+    // Not minimal: it holds a fix found, or the same changes made stronger.
+    if (fixes.some((f) => f.every((c) => set.some((t) => t === c || (t.strongest && c.sites.every((s) => t.sites.includes(s))))))) continue;
+    if (dead.some((d) => [...own].every((s) => d.has(s)))) continue;
+    if (checks >= MAX_CHECKS) return { ...base, required, fixes, checks, stopped: `after ${MAX_CHECKS} checks` };
+    const reach = check(set);
+    if (reach === undefined) return { ...base, required, fixes, checks, stopped: limitHit };
     if (!reach) {
       fixes.push(set);
       if (fixes.length === MAX_FIXES) break;
+    } else if (set.every((c) => c.strongest)) {
+      dead.push(own);
     }
   }
-  return { fixes };
+  return { ...base, required, fixes, checks };
 }
 
 const total = (set: Change[]) => set.reduce((n, c) => n + c.cost, 0);
@@ -135,20 +364,17 @@ const total = (set: Change[]) => set.reduce((n, c) => n + c.cost, 0);
 /** Every set of up to MAX_CHANGES changes with distinct sites. */
 function combinations(changes: readonly Change[]): Change[][] {
   const out: Change[][] = [];
-  const grow = (from: number, cur: Change[]) => {
+  const grow = (from: number, cur: Change[], used: Set<string>) => {
     if (cur.length > 0) out.push(cur);
     if (cur.length === MAX_CHANGES) return;
     for (let i = from; i < changes.length; i++) {
-      if (cur.some((c) => c.site === changes[i].site)) continue;
-      grow(i + 1, [...cur, changes[i]]);
+      if (changes[i].sites.some((s) => used.has(s))) continue;
+      grow(i + 1, [...cur, changes[i]], new Set([...used, ...changes[i].sites]));
     }
   };
-  grow(0, []);
+  grow(0, [], new Set());
   return out;
 }
 
-/** The kind of access an instruction is, for choosing fences. */
-export function accessKind(ins: Instr | undefined, fallback: 'R' | 'W'): 'R' | 'W' | 'RMW' {
-  if (ins?.op !== 'prim') return fallback;
-  return effectOf(ins.prim).rmw ? 'RMW' : fallback;
-}
+/** What a fence orders, for callers that describe places. */
+export type { FenceOrders };

@@ -75,7 +75,7 @@ export function forbiddenPicture(r: CheckResult, model: Model, limits: ExploreLi
 export function reorderingCycle(x: Execution, model?: Model): Highlight | undefined {
   const { po, rf, co } = x.rel;
   const fr = rf.inv().seq(co);
-  const cycle = immediate(po.restrict(x.sets.M, x.sets.M)).or(rf, immediate(co), fr).findCycle();
+  const cycle = shortestCycle(po.restrict(x.sets.M, x.sets.M).or(rf, co, fr));
   if (!cycle) return undefined;
   const edges = cycle.map((a, i) => [a, cycle[(i + 1) % cycle.length]] as [number, number]);
   const poLabel = (a: number, b: number) => {
@@ -87,8 +87,22 @@ export function reorderingCycle(x: Execution, model?: Model): Highlight | undefi
   return { name: 'not SC', edges, labels };
 }
 
-function immediate(r: Relation): Relation {
-  return r.minus(r.seq(r));
+/**
+ * A cycle with the fewest steps (the first such from the lowest event):
+ * only steps that matter, a program-order step going straight from one
+ * access of the cycle to the next on its CPU.
+ */
+function shortestCycle(r: Relation): number[] | undefined {
+  let best: number[] | undefined;
+  for (let s = 0; s < r.n; s++) {
+    for (const t of r.successors(s)) {
+      const back = r.path(t, s);
+      if (back && (!best || back.length < best.length)) best = back;
+    }
+    if (best && best.length === 2) break;
+  }
+  // path(t, s) lists t ... s: the cycle s -> t -> ... -> s, starting at s.
+  return best && [best[best.length - 1], ...best.slice(0, -1)];
 }
 
 export type EdgeKind = 'po' | 'ppo' | 'rf' | 'co' | 'fr';

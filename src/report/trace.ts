@@ -12,7 +12,7 @@ import type { Execution } from '../model/execution.js';
 import type { Model, Ordering } from '../model/model.js';
 import type { Program } from '../program/program.js';
 import { sc } from '../../models/sc.js';
-import { accessKind, candidateChanges, findFixes, MAX_CHANGES, satisfiable, type Limits, type PoStep } from './fixes.js';
+import { candidateChanges, findFixes, MAX_CHANGES, satisfiable, type FixSearch, type Limits, type Namer } from './fixes.js';
 import { reorderingCycle } from './graph.js';
 import { eventText, stepNumbers } from './steps.js';
 
@@ -33,7 +33,7 @@ export function traceReport(r: CheckResult, model: Model, opts: TraceOptions = {
   const label = (values: number[]) =>
     prog.observed.map((o, i) => `${o.kind === 'reg' ? `${o.thread}:${o.name}` : `[${o.name}]`}=${formatValue(prog, values[i])};`).join(' ');
   if (outcomes.length === 0) {
-    out.push(`No consistent execution satisfies "${r.condition}" under ${model.name}.`);
+    out.push(noneReaches(r, model.name));
     const { found: fw, stopped } = forbiddenCandidate(r, model, opts.limits);
     if (stopped) out.push(`(No forbidden candidate to show: the search for one gave up: ${stopped}.)`);
     else if (!fw) {
@@ -58,20 +58,53 @@ export function traceReport(r: CheckResult, model: Model, opts: TraceOptions = {
     }
     return out.join('\n');
   }
-  const poSteps: PoStep[] = [];
   const shown = outcomes.filter((o) => o.witness).slice(0, opts.maxWitnesses ?? outcomes.length);
   if (shown.length < outcomes.length) out.push(`(${outcomes.length} outcomes satisfy the condition; the first ${shown.length === 1 ? 'is' : `${shown.length} are`} explained.)`);
+  // The fixes first: the diagnosis points at what they confirm.
+  const first = shown[0]?.witness;
+  const namer: Namer = {
+    step: (t, pc) => (first ? firstStepAt(first, t, pc) : undefined),
+    where: (pos) => opts.where?.(pos) ?? `line ${pos.line}`,
+  };
+  const fixes = opts.tryFixes && r.quantifier !== 'forall' ? searchFixes(prog, model, namer, opts.limits ?? {}) : undefined;
   for (const o of shown) {
     if (!o.witness) continue;
-    out.push(`Witness for ${label(o.values)}${o.positive ? ' (satisfies the condition)' : ''}, ${o.count} execution${o.count === 1 ? '' : 's'}:`);
+    out.push(`Witness for ${label(o.values)}${o.positive ? ` (${reachedWords(r.quantifier)})` : ''}, ${o.count} execution${o.count === 1 ? '' : 's'}:`);
     out.push(...describe(prog, o.witness, opts.where));
-    const analysis = analyse(prog, model, o.witness);
-    out.push(...analysis.lines);
-    poSteps.push(...analysis.poSteps);
+    out.push(...analyse(prog, model, o.witness, fixes?.search));
     out.push('');
   }
-  if (opts.tryFixes && r.quantifier === 'exists') out.push(...fixLines(prog, model, poSteps, opts.limits ?? {}));
+  if (fixes) out.push(...fixes.lines);
   return out.join('\n').trimEnd();
+}
+
+/** The step of the execution that ran instruction pc of thread first. */
+function firstStepAt(x: Execution, thread: number, pc: number): string | undefined {
+  const steps = stepNumbers(x);
+  const e = x.events.filter((ev) => ev.thread === thread && ev.pc === pc).sort((a, b) => a.poIndex - b.poIndex)[0];
+  return e && steps.get(e.id);
+}
+
+/** The proposition inside the final clause, as herd prints it (`(1:r0=1 /\ 1:r1=0)`). */
+function propositionOf(r: CheckResult): string {
+  return r.condition.slice(r.quantifier.length + 1);
+}
+
+/**
+ * What it means that no consistent execution satisfies the proposition:
+ * for exists, the condition is never met; for ~exists, it holds in every
+ * execution; for forall, it fails in every one.
+ */
+function noneReaches(r: CheckResult, model: string): string {
+  const p = propositionOf(r);
+  if (r.quantifier === 'exists') return `No consistent execution satisfies "${r.condition}" under ${model}.`;
+  if (r.quantifier === '~exists') return `No consistent execution satisfies ${p} under ${model}, so every one satisfies "${r.condition}".`;
+  return `No consistent execution satisfies ${p} under ${model}, so none satisfies "${r.condition}".`;
+}
+
+/** How a witness of the proposition stands to the final clause. */
+function reachedWords(q: CheckResult['quantifier']): string {
+  return q === 'exists' ? 'satisfies the condition' : q === '~exists' ? 'satisfies the proposition, so the ~exists fails' : 'satisfies the proposition';
 }
 
 /** The execution as numbered steps per CPU. */
@@ -102,12 +135,6 @@ function describe(prog: Program, x: Execution, place?: (pos: Pos) => string | un
   return lines;
 }
 
-interface Analysis {
-  lines: string[];
-  /** The program-order steps of the cycle (ordered or not): where a fix can act. */
-  poSteps: PoStep[];
-}
-
 /** A node of the cycle: the events of one instruction (a lock's LKR and LKW are one step). */
 interface Node {
   events: number[];
@@ -115,29 +142,25 @@ interface Node {
 }
 
 /**
- * Why the outcome is not sequentially consistent: a cycle of program order
- * (between accesses), rf, co and fr, each program-order step named by how
- * the model orders it in this execution, or said to be reordered when the
- * model does not order it.
+ * Why the outcome is not sequentially consistent: a shortest cycle of
+ * program order (between accesses), rf, co and fr, each program-order step
+ * named by how the model orders it in this execution (Model.orderOf, from
+ * its relations), or said to be reordered when the model does not order it.
  */
-function analyse(prog: Program, model: Model, x: Execution): Analysis {
-  const { po, rf, co } = x.rel;
-  const fr = rf.inv().seq(co);
+function analyse(prog: Program, model: Model, x: Execution, fixes?: FixSearch): string[] {
+  const { po, rf } = x.rel;
+  const fr = rf.inv().seq(x.rel.co);
   const cycle = reorderingCycle(x)?.edges.map(([a]) => a);
   const steps = stepNumbers(x);
   if (!cycle) {
-    return {
-      lines: [
-        '  This outcome is also possible under sequential consistency: no reordering is needed, and no',
-        '  barrier can forbid it; the logic itself allows it. One interleaving that produces it:',
-        ...interleaving(prog, x, steps),
-      ],
-      poSteps: [],
-    };
+    return [
+      '  This outcome is also possible under sequential consistency: no reordering is needed, and no',
+      '  barrier can forbid it; the logic itself allows it. One interleaving that produces it:',
+      ...interleaving(prog, x, steps),
+    ];
   }
   const nodes = cycleNodes(x, cycle, steps);
   const lines = [`  Not sequentially consistent; the cycle that shows it, each step as ${model.name} sees it:`];
-  const poSteps: PoStep[] = [];
   const orderings: (Ordering | undefined | 'not-po')[] = [];
   for (let i = 0; i < nodes.length; i++) {
     const na = nodes[i];
@@ -148,10 +171,15 @@ function analyse(prog: Program, model: Model, x: Execution): Analysis {
     if (po.has(a.id, b.id)) {
       const ord = orderOfSteps(model, x, na, nb);
       orderings.push(ord);
-      lines.push(ord
-        ? `    ${sa} -> ${sb}: program order, kept by ${ord.how} (${ord.relation})`
+      if (ord) {
+        lines.push(`    ${sa} -> ${sb}: program order, kept by ${ord.how} (${ord.relation})`);
+        continue;
+      }
+      // The cycle leaves an RMW by its write: its read may be ordered when its write is not.
+      const half = halfOrdered(model, x, na, nb);
+      lines.push(half
+        ? `    ${sa} -> ${sb}: program order: ${sa}'s read is kept before ${sb} by ${half.how} (${half.relation}), its write is not (reordered)`
         : `    ${sa} -> ${sb}: program order, which ${model.name} does not keep here: ${sb} can take effect before ${sa} (reordered)`);
-      poSteps.push({ thread: a.thread, from: endpoint(prog, x, na, sa), to: endpoint(prog, x, nb, sb) });
       continue;
     }
     orderings.push('not-po');
@@ -164,8 +192,8 @@ function analyse(prog: Program, model: Model, x: Execution): Analysis {
       lines.push(`    ${sa} -> ${sb}: coherence order of ${prog.locations[a.loc]} (${ext ? 'coe' : 'coi'})`);
     }
   }
-  if (orderings.every((o) => o !== undefined)) lines.push(...allOrdered(x, model, nodes, orderings));
-  return { lines, poSteps };
+  if (orderings.every((o) => o !== undefined)) lines.push(...allOrdered(x, model, nodes, orderings, fixes));
+  return lines;
 }
 
 /** Groups the cycle's events by instruction, so that no step goes from an instruction to itself. */
@@ -184,7 +212,7 @@ function cycleNodes(x: Execution, cycle: number[], steps: Map<number, string>): 
   return nodes;
 }
 
-/** How the model orders two instructions: the first of their event pairs it keeps in order. */
+/** How the model orders two instructions: the first of their event pairs (those of the cycle) it keeps in order. */
 function orderOfSteps(model: Model, x: Execution, a: Node, b: Node): Ordering | undefined {
   if (!model.orderOf) return undefined;
   for (const p of a.events) for (const q of b.events) {
@@ -194,40 +222,47 @@ function orderOfSteps(model: Model, x: Execution, a: Node, b: Node): Ordering | 
   return undefined;
 }
 
-function endpoint(prog: Program, x: Execution, n: Node, step: string): PoStep['from'] {
-  const e = x.events[n.events[0]];
-  const kinds = new Set(n.events.map((id) => x.events[id].kind));
-  const fallback = kinds.has('W') ? 'W' : 'R';
-  return { pc: e.pc, kind: accessKind(prog.threads[e.thread].code[e.pc], fallback), step, line: e.pos?.line };
+/** When the cycle leaves an RMW by its write: how the model orders the RMW's read before b, if it does. */
+function halfOrdered(model: Model, x: Execution, a: Node, b: Node): Ordering | undefined {
+  const w = x.events[a.events[a.events.length - 1]];
+  if (!model.orderOf || w.kind !== 'W' || !w.isRmw || w.rmwPartner < 0) return undefined;
+  return orderOfSteps(model, x, { events: [w.rmwPartner], step: a.step }, b);
 }
 
 /**
- * Every program-order step is ordered, yet the model allows the cycle: say
- * which ordering is missing elsewhere. An order that is not cumulative
- * (dependencies, acquire, smp_rmb(), smp_wmb()) after a read of another
- * CPU's write does not make that write visible to others first.
+ * Every program-order step is kept, yet the model allows the cycle: say
+ * which ordering is missing. An order that is not cumulative (dependencies,
+ * acquire, smp_rmb(), smp_wmb()) from a read of another CPU's write to a
+ * write of this CPU does not make the write it read visible to others
+ * before its own write (A-cumulativity). The fixes the search confirmed on
+ * that CPU are named; nothing else is suggested.
  */
-function allOrdered(x: Execution, model: Model, nodes: Node[], orderings: (Ordering | undefined | 'not-po')[]): string[] {
+function allOrdered(x: Execution, model: Model, nodes: Node[], orderings: (Ordering | undefined | 'not-po')[], fixes?: FixSearch): string[] {
+  const confirmed = (thread: number) => {
+    const ids = (fixes?.fixes ?? []).map((f, i) => (f.some((c) => c.thread === thread) ? i + 1 : 0)).filter((i) => i > 0);
+    return ids.length ? ` The checked fix${ids.length > 1 ? 'es' : ''} ${ids.join(', ')} below change${ids.length > 1 ? '' : 's'} P${thread}.` : '';
+  };
   for (let i = 0; i < nodes.length; i++) {
     const o = orderings[i];
     if (o === 'not-po' || o === undefined || o.cumulative) continue;
     const prev = (i + nodes.length - 1) % nodes.length;
+    const next = (i + 1) % nodes.length;
     const into = x.events[nodes[prev].events[nodes[prev].events.length - 1]];
     const at = x.events[nodes[i].events[0]];
-    if (orderings[prev] !== 'not-po' || into.thread === at.thread || !x.rel.rf.has(into.id, at.id)) continue;
-    const [sw, sa, sb] = [nodes[prev].step, nodes[i].step, nodes[(i + 1) % nodes.length].step];
+    const to = x.events[nodes[next].events[nodes[next].events.length - 1]];
+    if (orderings[prev] !== 'not-po' || into.thread === at.thread || !x.rel.rf.has(into.id, at.id) || to.kind !== 'W') continue;
+    const [sw, sa, sb] = [nodes[prev].step, nodes[i].step, nodes[next].step];
     const cpu = `P${at.thread}`;
     return [
       `  Each program-order step is kept, yet ${model.name} allows the cycle: ${sa} -> ${sb} is ordered on ${cpu} by`,
-      `  ${o.how}, which is not cumulative: ${cpu} read ${sw} from another CPU, and other CPUs need not see ${sw}`,
-      `  before ${sb}. A release at ${sb} or an smp_mb() between ${sa} and ${sb} would be cumulative.`,
+      `  ${o.how}, which is not cumulative: ${cpu} read ${sw} from another CPU, and its write ${sb} may reach`,
+      `  other CPUs before ${sw} does.${confirmed(at.thread)}`,
     ];
   }
   return [
     `  Each program-order step is kept on its own CPU, yet ${model.name} allows the cycle: the orderings do not`,
     '  combine across CPUs here. A write ordered only by smp_wmb() or a release is ordered for the CPUs that',
-    '  read it (rf), not against other CPUs\' writes and stale reads (co, fr): that takes smp_mb() (the',
-    '  propagation rule, pb).',
+    "  read it (rf), not against other CPUs' writes and stale reads (co, fr) (the propagation rule, pb).",
   ];
 }
 
@@ -266,23 +301,30 @@ function interleaving(prog: Program, x: Execution, steps: Map<number, string>): 
 }
 
 
-/** Checked fixes for the condition, from the program-order steps of the witnesses' cycles. */
-function fixLines(prog: Program, model: Model, poSteps: PoStep[], limits: Limits): string[] {
+/** Checked fixes for the condition, searched over the whole program (see fixes.ts). */
+export function searchFixes(prog: Program, model: Model, namer: Namer, limits: Limits): { lines: string[]; search?: FixSearch } {
   const underSc = satisfiable(prog, sc, limits);
   if (underSc) {
-    return ['The condition is reachable even under sequential consistency: no barrier or ordering annotation can', 'forbid it; the algorithm itself allows it.'];
+    return { lines: ['The condition is reachable even under sequential consistency: no barrier or ordering annotation can', 'forbid it; the algorithm itself allows it.'] };
   }
-  if (underSc === undefined) return ['(No fixes looked for: checking under sequential consistency reached the limits.)'];
-  const changes = candidateChanges(prog, poSteps);
-  const { fixes, stopped } = findFixes(prog, model, changes, limits);
+  if (underSc === undefined) return { lines: ['(No fixes looked for: checking under sequential consistency reached the limits.)'] };
+  const changes = candidateChanges(prog, namer);
+  const search = findFixes(prog, model, changes, limits);
   const lines: string[] = [];
-  if (fixes.length === 0) {
-    lines.push(`No set of up to ${MAX_CHANGES} of these changes forbids it under ${model.name}${stopped ? ` (search stopped ${stopped})` : ''}:`);
+  const space = `the ${search.changes} candidate changes (every access strengthened, a fence at every place between calls, on every CPU)`;
+  if (search.fixes.length === 0) {
+    if (search.noneAtAll) {
+      lines.push(`No change of ${space} forbids it under ${model.name}, not even all of them at once.`);
+      return { lines, search };
+    }
+    if (search.stopped) lines.push(`No fix found under ${model.name}; the search stopped ${search.stopped} (${search.checks} checks), so a fix of up to ${MAX_CHANGES} changes may exist.`);
+    else if (search.required.length > MAX_CHANGES) lines.push(`No set of up to ${MAX_CHANGES} changes forbids it under ${model.name}: every fix must change ${search.required.length} places (${search.checks} checks).`);
+    else lines.push(`No set of up to ${MAX_CHANGES} of ${space} forbids it under ${model.name} (all ${search.sets} sets searched, ${search.checks} checked; the others cannot succeed):`);
     lines.push(...changes.map((c) => `  - ${c.text}`));
-    return lines;
+    return { lines, search };
   }
   lines.push(`Fixes, each checked under ${model.name} (the condition becomes Never), minimal, cheapest first:`);
-  fixes.forEach((f, i) => lines.push(`  ${i + 1}. ${f.map((c) => c.text).join('; and ')}`));
-  if (stopped) lines.push(`  (search stopped ${stopped}; cheaper fixes than these were all tried)`);
-  return lines;
+  search.fixes.forEach((f, i) => lines.push(`  ${i + 1}. ${f.map((c) => c.text).join('; and ')}`));
+  if (search.stopped) lines.push(`  (search stopped ${search.stopped}; cheaper fixes than these were all tried)`);
+  return { lines, search };
 }

@@ -1,0 +1,260 @@
+// The idioms of issue 22, one small test each: fixes found wherever they
+// exist (after a loop, on several CPUs, in the kernel's words, cheapest
+// first), the culprit the checked fixes confirm, failed RMWs and
+// smp_store_mb() shown as the model sees them, herd7's text for != and
+// ~exists.
+
+import { describe, expect, it } from 'vitest';
+import { checkSource } from '../src/check.js';
+import { herdBlock } from '../src/report/herd.js';
+import { traceReport } from '../src/report/trace.js';
+import { lkmm } from '../models/lkmm.js';
+
+const trace = (text: string) => traceReport(checkSource(text, { model: lkmm, keepWitnesses: true }), lkmm, { tryFixes: true });
+const fixesOf = (t: string) => [...t.matchAll(/^ {2}(\d+)\. (.*)$/gm)].map((m) => m[2]);
+
+const LOOP = `C spin-wait-then-read
+
+{}
+
+P0(int *data, int *flag)
+{
+	WRITE_ONCE(*data, 1);
+	smp_store_release(flag, 1);
+}
+
+P1(int *data, int *flag)
+{
+	int r0;
+	int r1;
+
+	r0 = READ_ONCE(*flag);
+	while (r0 == 0)
+		r0 = READ_ONCE(*flag);
+	r1 = READ_ONCE(*data);
+}
+
+exists (1:r0=1 /\\ 1:r1=0)
+`;
+
+const CMPXCHG = `C failed-cmpxchg-then-read
+
+{}
+
+P0(int *data, int *flag)
+{
+	WRITE_ONCE(*data, 1);
+	smp_store_release(flag, 1);
+}
+
+P1(int *data, int *flag)
+{
+	int r0;
+	int r1;
+
+	r0 = cmpxchg(flag, 0, 2);
+	r1 = READ_ONCE(*data);
+}
+
+exists (1:r0=1 /\\ 1:r1=0)
+`;
+
+const RELAY = `C relay-ctrl-addr
+
+{
+	int *p = &z;
+}
+
+P0(int *x)
+{
+	WRITE_ONCE(*x, 1);
+}
+
+P1(int *x, int *y)
+{
+	int r0;
+
+	r0 = READ_ONCE(*x);
+	if (r0)
+		WRITE_ONCE(*y, 1);
+}
+
+P2(int *x, int *y)
+{
+	int r1;
+	int r2;
+
+	r1 = READ_ONCE(*y);
+	smp_rmb();
+	r2 = READ_ONCE(*x);
+}
+
+exists (1:r0=1 /\\ 2:r1=1 /\\ 2:r2=0)
+`;
+
+const BITUNLOCK = `C two-unlockers
+
+{
+	flags = 3;
+}
+
+P0(int *a, int *flags)
+{
+	WRITE_ONCE(*a, 1);
+	clear_bit(0, flags);
+}
+
+P1(int *b, int *flags)
+{
+	WRITE_ONCE(*b, 1);
+	clear_bit(1, flags);
+}
+
+P2(int *a, int *b, int *flags)
+{
+	int r0;
+	int r1;
+	int r2;
+
+	r0 = READ_ONCE(*flags);
+	smp_rmb();
+	r1 = READ_ONCE(*a);
+	r2 = READ_ONCE(*b);
+}
+
+exists (2:r0=0 /\\ (2:r1=0 \\/ 2:r2=0))
+`;
+
+const STOREMB = `C store-mb-waiter
+
+{}
+
+P0(int *x, int *y)
+{
+	int r0;
+
+	smp_store_mb(*x, 1);
+	r0 = READ_ONCE(*y);
+}
+
+P1(int *x, int *y)
+{
+	int r1;
+
+	WRITE_ONCE(*y, 1);
+	r1 = READ_ONCE(*x);
+}
+
+exists (0:r0=0 /\\ 1:r1=0)
+`;
+
+const ISLOCKED = `C lock-vs-is-locked
+
+{}
+
+P0(spinlock_t *l, int *x, int *y)
+{
+	int r0;
+
+	spin_lock(l);
+	WRITE_ONCE(*y, 1);
+	r0 = READ_ONCE(*x);
+	spin_unlock(l);
+}
+
+P1(spinlock_t *l, int *x, int *y)
+{
+	int r1;
+	int r2;
+
+	WRITE_ONCE(*x, 1);
+	smp_mb();
+	r1 = spin_is_locked(l);
+	r2 = READ_ONCE(*y);
+}
+
+exists (0:r0=0 /\\ 1:r1=0 /\\ 1:r2=0)
+`;
+
+const NEQ = `C neq
+
+{}
+
+P0(int *x)
+{
+	WRITE_ONCE(*x, 1);
+}
+
+P1(int *x)
+{
+	int r;
+	r = READ_ONCE(*x);
+}
+
+~exists (1:r!=9 /\\ 1:r<>42)
+`;
+
+describe('fixes over the outcome', () => {
+  it('a spin-wait loop then a read: smp_rmb() after the loop, not inside it', () => {
+    const t = trace(LOOP);
+    expect(fixesOf(t)[0]).toBe('smp_rmb() after the loop of line 17, before P1.4 (line 19)');
+  });
+
+  it('a failed cmpxchg then a read: smp_rmb() (cost 2) is offered first; the failed read is not [mb]', () => {
+    const t = trace(CMPXCHG);
+    expect(fixesOf(t)[0]).toBe('smp_rmb() between P1.1 (line 16) and P1.2 (line 17)');
+    expect(t).toMatch(/cmpxchg +R flag=1 \[failed RMW: unordered\]/);
+    expect(t).not.toMatch(/R flag=1 \[mb\]/);
+    // smp_mb() at the same place is not minimal next to smp_rmb().
+    expect(fixesOf(t).some((f) => f.startsWith('smp_mb() between P1.1'))).toBe(false);
+  });
+
+  it('two CPUs running the same unlock path: a change on both, clear_bit_unlock() named as such', () => {
+    const t = trace(BITUNLOCK);
+    expect(fixesOf(t)[0]).toBe('clear_bit → clear_bit_unlock at P0.2 (line 10); and clear_bit → clear_bit_unlock at P1.2 (line 16)');
+  });
+
+  it('a lock and spin_is_locked(): smp_mb__after_spinlock() on one CPU with smp_rmb() on the other', () => {
+    const t = trace(ISLOCKED);
+    expect(fixesOf(t)).toContain('smp_mb__after_spinlock() between P0.1 (line 9) and P0.2 (line 10); and smp_rmb() between P1.3 (line 22) and P1.4 (line 23)');
+  });
+
+  it('smp_store_mb() for a full barrier after a WRITE_ONCE()', () => {
+    const t = trace(STOREMB);
+    expect(fixesOf(t)).toEqual(['WRITE_ONCE → smp_store_mb at P1.1 (line 17), i.e. smp_mb() between P1.1 (line 17) and P1.2 (line 18)']);
+  });
+});
+
+describe('diagnosis', () => {
+  it('a relay with a control dependency on P1: P1 is the culprit, and only the confirmed fixes are named', () => {
+    const t = trace(RELAY);
+    expect(t).toContain('P1.1 -> P1.2 is ordered on P1 by');
+    expect(t).toContain('The checked fixes 1, 2 below change P1.');
+    expect(t).not.toMatch(/A release at P2/);
+    expect(fixesOf(t)).toEqual(['WRITE_ONCE → smp_store_release at P1.2 (line 18)', 'smp_mb() between P1.1 (line 16) and P1.2 (line 18)']);
+  });
+
+  it("smp_store_mb()'s own barrier orders its store before the load", () => {
+    const t = trace(STOREMB);
+    expect(t).toMatch(/P0\.1 -> P0\.2: program order, kept by smp_store_mb\(\) \(strong-fence\)/);
+  });
+
+  it('loop iterations have their own step numbers', () => {
+    const t = trace(LOOP);
+    const p1 = t.split('  P1:\n')[1].split('  coherence')[0];
+    const numbers = [...p1.matchAll(/^ +(\d+)\. /gm)].map((m) => Number(m[1]));
+    expect(new Set(numbers).size).toBe(numbers.length);
+  });
+});
+
+describe("herd7's text", () => {
+  it('!= and <> print as not (...)', () => {
+    const r = checkSource(NEQ, { model: lkmm });
+    expect(herdBlock(r)).toContain('Condition ~exists (not (1:r=9) /\\ not (1:r=42))');
+  });
+
+  it('~exists: no execution satisfies the proposition means every one satisfies the condition', () => {
+    const t = traceReport(checkSource(NEQ.replace('~exists (1:r!=9 /\\ 1:r<>42)', '~exists (1:r=9)'), { model: lkmm, keepWitnesses: true }), lkmm);
+    expect(t).toBe('No consistent execution satisfies (1:r=9) under lkmm, so every one satisfies "~exists (1:r=9)".\nNot even an inconsistent candidate execution reaches it: the program (its values, branches and\nlocks) rules it out before any memory model is asked.');
+  });
+});
