@@ -19,7 +19,7 @@ import type { FenceKind } from '../src/events/event.js';
 import { effectOf, type Effect } from '../src/events/primitives.js';
 import type { WaitingRead } from '../src/model/model.js';
 import type { PureExpr, Thread } from '../src/program/program.js';
-import { evalPure, LOC_BASE, pureRegs } from '../src/program/program.js';
+import { evalPure, pureRegs } from '../src/program/program.js';
 
 /**
  * Whether a load-buffering cycle may go through these waiting reads: not
@@ -47,7 +47,8 @@ function orderedBeforeItsLaterWrites(w: WaitingRead): boolean {
   return answer;
 }
 
-function analyse({ read: r, thread, pc, ins }: WaitingRead): boolean {
+function analyse(w: WaitingRead): boolean {
+  const { read: r, thread, pc, ins } = w;
   if (r.annot === 'PLAIN') return false;
   const e = effectOf(ins.prim);
   // A read that may belong to a failed RMW (cmpxchg, add_unless) may
@@ -55,7 +56,7 @@ function analyse({ read: r, thread, pc, ins }: WaitingRead): boolean {
   const strong = r.lock === 'LKR' || (!e.mayFail && (r.annot === 'ACQUIRE' || (r.annot === 'MB' && e.rmw)));
   // An exchange's own write does not depend on its read.
   if (!strong && e.rmw && !e.dataFromRead) return false;
-  return orderedBeforeLaterWrites(thread, pc, ins.dst, strong, r.loc);
+  return orderedBeforeLaterWrites(thread, pc, ins.dst, strong, w.address);
 }
 
 interface Must {
@@ -86,7 +87,7 @@ function fullBarrier(e: Effect): boolean {
  * it is an acquire, a lock, or a full-barrier RMW that always succeeds) comes
  * before every write the thread may do after it, under the LKMM's ppo.
  */
-function orderedBeforeLaterWrites(th: Thread, pc: number, dst: number, strong: boolean, readLoc: number): boolean {
+function orderedBeforeLaterWrites(th: Thread, pc: number, dst: number, strong: boolean, readAddress: number): boolean {
   if (strong) return true;
   const params = new Set(th.paramRegs);
   // A write to the read's own location, later in program order, is always
@@ -94,7 +95,7 @@ function orderedBeforeLaterWrites(th: Thread, pc: number, dst: number, strong: b
   const sameLocation = (e: PureExpr): boolean => {
     const regs = pureRegs(e);
     if (!regs.every((r) => params.has(r))) return false;
-    return evalPure(e, th.initRegs) === LOC_BASE + readLoc;
+    return evalPure(e, th.initRegs) === readAddress;
   };
   const code = th.code;
   const n = code.length;

@@ -4,7 +4,8 @@
 
 import type { Event } from '../events/event.js';
 import { effectOf, type Effect } from '../events/primitives.js';
-import { evalPure, isSymbolic, locationOf, type PrimInstr } from '../program/program.js';
+import { evalPure, isAddress, isSymbolic, locationOf, UnnamedAddress, type PrimInstr } from '../program/program.js';
+import { fail } from '../parse/errors.js';
 import { lock, lockRead, unlock } from './locks.js';
 import { read } from './reads.js';
 import { depsOf, dropSymbolic, resume, unionOfDeps, usesSymbol } from './schedule.js';
@@ -24,11 +25,18 @@ export function execPrim(s: ExploreState, t: number, ts: ThreadState, ins: PrimI
     withEvent(s, t, ts, { kind: 'F', loc: -1, value: 0, annot: 'ONCE', fence: e.fence, ins }, done);
     return;
   }
-  const loc = locationOf(s.prog, evalPure(ins.addr, ts.regs));
+  const address = evalPure(ins.addr, ts.regs);
+  const loc = locationOf(s.prog, address);
   if (loc < 0) {
-    // Only a guessed value can lead here; such a guess is never matched.
+    // An offset from a variable (`y + 1`): herd7's location of its own, named before exploring again.
+    if (isAddress(address)) throw new UnnamedAddress(address, ins.pos);
+    // A number that is no address: only a guessed value leads here, and such a guess is never matched.
     prune(s);
     return;
+  }
+  if (loc >= s.prog.unnamedFrom && e.reads) {
+    const name = s.prog.locations[loc];
+    fail(`this reads ${name}, an address no variable declares: refused (herd7 rejects such a read that has no write to read from: "mixed-size test rejected (symbol [${name}])")`, ins.pos);
   }
   if (computesWithRegisterSymbol(ins, ts)) {
     dropSymbolic(s);

@@ -26,7 +26,7 @@
 
 import type { Execution } from '../model/execution.js';
 import type { Model } from '../model/model.js';
-import type { Program } from '../program/program.js';
+import { addLocationAt, UnnamedAddress, type Program } from '../program/program.js';
 import { result } from './outcomes.js';
 import { advance, initThread } from './schedule.js';
 import { newEvent, newState } from './state.js';
@@ -84,7 +84,23 @@ export interface ExploreResult {
   forbiddenWitness?: ForbiddenCandidate;
 }
 
+/**
+ * Every execution of the program under the model. An access that reaches an
+ * address no variable declares (`y + 1`) names it as a location of the
+ * program (herd7's reading, addLocationAt), and the search starts again.
+ */
 export function explore(prog: Program, model: Model, opts: ExploreOptions = {}): ExploreResult {
+  for (;;) {
+    try {
+      return exploreOnce(prog, model, opts);
+    } catch (e) {
+      if (!(e instanceof UnnamedAddress)) throw e;
+      addLocationAt(prog, e.address, e.pos);
+    }
+  }
+}
+
+function exploreOnce(prog: Program, model: Model, opts: ExploreOptions): ExploreResult {
   const s = newState(prog, model, opts);
   prog.locations.forEach((_, loc) => {
     const e = newEvent(s, -1, null, { kind: 'W', loc, value: prog.initValues[loc], annot: 'ONCE' });

@@ -9,7 +9,7 @@
 
 import type { Event, LockKind } from '../events/event.js';
 import type { WaitingRead } from '../model/model.js';
-import { isSymbolic, SYM_BASE, type PrimInstr } from '../program/program.js';
+import { addressOf, isSymbolic, SYM_BASE, type PrimInstr } from '../program/program.js';
 import { coherentRead } from './coherence.js';
 import { prefixConsistent } from './prefix.js';
 import { othersMayWrite } from './reads.js';
@@ -59,7 +59,7 @@ function noCycleThrough(s: ExploreState): boolean {
   const reads: WaitingRead[] = s.waiting.map((b) => {
     const pc = s.ts[b.t].pc;
     const thread = s.prog.threads[b.t];
-    return { read: b.r, thread, pc, ins: thread.code[pc] as PrimInstr };
+    return { read: b.r, thread, pc, ins: thread.code[pc] as PrimInstr, address: addressOf(s.prog, b.r.loc) };
   });
   return !s.model.mayCycleThrough(reads);
 }

@@ -4,10 +4,10 @@
 // rewrites what it can (bit operations, reserved names, types, values
 // dropped from a statement) and refuses the rest with these messages.
 
-import { walkStmt, type AstVisitor, type CondExpr, type Expr, type LitmusTest, type Pos, type Stmt } from '../parse/ast.js';
+import { walkStmt, type AstVisitor, type CondExpr, type CondTerm, type Expr, type LitmusTest, type Pos, type Process, type Stmt } from '../parse/ast.js';
 import type { Token } from '../parse/lexer.js';
 import { testTokens } from '../parse/parser.js';
-import { defName, lookupPrimitive } from '../events/primitives.js';
+import { defName, effectOf, lookupPrimitive } from '../events/primitives.js';
 import { HERD_BINOPS, isHerdReserved, isHerdType, SECTION_ENDERS } from './herd7.js';
 
 export interface Finding {
@@ -15,7 +15,16 @@ export interface Finding {
   message: string;
   /** Whether `litmus export` rewrites it. */
   exportable: boolean;
+  /**
+   * Something herd7 answers (so litmus does too) that may not mean what the
+   * test's author thinks: a type clash, `true` read as a register, a
+   * location or register the condition alone names. Not a refusal.
+   */
+  note?: true;
 }
+
+/** The findings herd7 refuses the test for (all but the notes). */
+export const refusals = (findings: Finding[]): Finding[] => findings.filter((f) => !f.note);
 
 /** Findings on the syntax tree and on the text it came from (when given), in text order. */
 export function herdFindings(test: LitmusTest, text?: string): Finding[] {
@@ -44,10 +53,89 @@ export function herdFindings(test: LitmusTest, text?: string): Finding[] {
   lintCond(test.condition, name);
   if (test.filter) lintCond(test.filter, name);
   if (text !== undefined) lintText(text, add);
+  const note = (pos: Pos, message: string) => out.push({ pos, message, exportable: true, note: true });
+  for (const p of test.processes) notesOfProcess(p, note);
+  notesOfCondition(test, note);
   return out.sort((a, b) => a.pos.line - b.pos.line || a.pos.col - b.pos.col);
 }
 
 type Add = (pos: Pos, message: string, exportable: boolean) => void;
+type Note = (pos: Pos, message: string) => void;
+
+/** The names a process gives a value: its parameters, declarations, assignments, and registers the initial state sets. */
+function namesOf(p: Process, test?: LitmusTest): Set<string> {
+  const out = new Set(p.params.map((q) => q.name));
+  const stmt = (s: Stmt) => {
+    if (s.kind === 'decl') out.add(s.name);
+    else if (s.kind === 'assign' && s.target.kind === 'name') out.add(s.target.name);
+  };
+  for (const s of p.body) walkStmt(s, { stmt });
+  for (const it of test?.init ?? []) if (it.thread === p.index) out.add(it.name);
+  return out;
+}
+
+/**
+ * Type clashes (a lock primitive on a variable whose parameter type is no
+ * lock) and `true`/`false`, which herd7 reads as registers holding 0: herd7
+ * checks no types and answers, and so does litmus.
+ */
+function notesOfProcess(p: Process, note: Note): void {
+  const types = new Map(p.params.map((q) => [q.name, q.type]));
+  const names = namesOf(p);
+  const expr = (e: Expr) => {
+    if (e.kind === 'name' && (e.name === 'true' || e.name === 'false') && !names.has(e.name)) {
+      note(e.pos, `herd7's C has no "${e.name}": it reads it as a register no one assigns, 0 (write ${e.name === 'true' ? '1' : '0'})`);
+    }
+    if (e.kind !== 'call') return;
+    const info = lookupPrimitive(e.name);
+    if (!info || 'lower' in info) return;
+    const a = e.args[info.addrArg];
+    const base = a && (a.kind === 'deref' || a.kind === 'addr') ? a.arg : a;
+    if (base?.kind !== 'name') return;
+    const type = types.get(base.name);
+    if (!type) return;
+    const object = effectOf(info.prim).object;
+    if (object === 'spinlock' && !/\bspinlock_t\b/.test(type)) {
+      note(a.pos, `type clash: ${e.name} needs a spinlock_t *, but "${base.name}" is ${type} (herd7 checks no types: checked as a lock)`);
+    } else if (object === 'srcu' && !/\bsrcu_struct\b/.test(type) && !/\bint\b/.test(type)) {
+      note(a.pos, `type clash: ${e.name} needs a struct srcu_struct *, but "${base.name}" is ${type} (herd7 checks no types: checked as an srcu_struct)`);
+    }
+  };
+  for (const s of p.body) walkStmt(s, { expr });
+}
+
+/** Locations and registers only the final clause (or `locations`, `filter`) names: herd7 takes them as holding 0. */
+function notesOfCondition(test: LitmusTest, note: Note): void {
+  const shared = new Set(test.init.filter((it) => it.thread === null).map((it) => it.name));
+  for (const it of test.init) if (it.value?.kind === 'loc') shared.add(it.value.name);
+  for (const p of test.processes) for (const q of p.params) shared.add(q.name);
+  const regs = new Map(test.processes.map((p) => [p.index, namesOf(p, test)]));
+  const seen = new Set<string>();
+  const named = (thread: number | null, name: string, pos: Pos) => {
+    const key = `${thread}:${name}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    if (thread === null && !shared.has(name)) {
+      note(pos, `no process and no initial value names "${name}": herd7 takes it as a location holding 0`);
+    } else if (thread !== null && regs.has(thread) && !regs.get(thread)!.has(name)) {
+      note(pos, `P${thread} has no register "${name}": herd7 takes it as holding 0`);
+    }
+  };
+  const term = (t: CondTerm) => {
+    if (t.kind !== 'num') named(t.kind === 'reg' ? t.thread : null, t.name, t.pos);
+  };
+  for (const l of test.locations) named(l.thread, l.name, l.pos);
+  const cond = (c: CondExpr): void => {
+    if (c.kind === 'eq') [c.lhs, c.rhs].forEach(term);
+    else if (c.kind === 'not') cond(c.arg);
+    else if (c.kind === 'and' || c.kind === 'or' || c.kind === 'implies') {
+      cond(c.left);
+      cond(c.right);
+    }
+  };
+  cond(test.condition);
+  if (test.filter) cond(test.filter);
+}
 type Check = (n: string, pos: Pos) => void;
 type TypeCheck = (t: string, pos: Pos, what: string) => void;
 
@@ -227,5 +315,5 @@ function posAt(text: string, offset: number): Pos {
 
 /** `file:line:col: warning (herd7): message` lines. */
 export function formatFindings(file: string, findings: Finding[]): string[] {
-  return findings.map((f) => `${file}:${f.pos.line}:${f.pos.col}: herd7: ${f.message}`);
+  return findings.map((f) => `${file}:${f.pos.line}:${f.pos.col}: herd7: ${f.note ? 'note: ' : ''}${f.message}`);
 }

@@ -64,6 +64,8 @@ export interface WaitingRead {
   /** Where the read's instruction is in thread.code. */
   pc: number;
   ins: PrimInstr;
+  /** The address of the read's location. */
+  address: number;
 }
 
 /** Why a model keeps two events of one thread in order. */

@@ -5,14 +5,58 @@
 
 import { isStmt, walkStmt, type CondExpr, type CondTerm, type Expr, type LitmusTest, type Pos, type Process, type Stmt } from '../parse/ast.js';
 import { fail, LitmusError } from '../parse/errors.js';
-import { closestPrimitive, effectOf, lookupPrimitive, PLAIN_LOAD, PLAIN_STORE, type PrimObject, type Primitive } from '../events/primitives.js';
+import { closestPrimitive, effectOf, lookupPrimitive, PLAIN_LOAD, PLAIN_STORE, type Primitive } from '../events/primitives.js';
 
-/** Values are numbers; a location's address is LOC_BASE + its id. */
+/**
+ * Values are numbers; addresses start at LOC_BASE. Each variable has a block
+ * of VAR_STRIDE addresses, its first at LOC_BASE + VAR_STRIDE * k: an offset
+ * from one variable (`y + 1`, `y - 1`) never lands on another's address, but
+ * on an address of no declared location, which herd7 takes as a location of
+ * its own (named `y+1`, `y+-1`; see addLocationAt).
+ */
 export const LOC_BASE = 0x40000000;
-export const isAddress = (v: number): boolean => v >= LOC_BASE && v < LOC_BASE + 0x1000000;
+export const VAR_STRIDE = 1 << 10;
+const ADDRESS_SPAN = 0x1000000;
+export const isAddress = (v: number): boolean => v >= LOC_BASE - VAR_STRIDE / 2 && v < LOC_BASE + ADDRESS_SPAN;
 /** The location whose address v is, or -1 when v is none of the program's. */
-export function locationOf(prog: Pick<Program, 'locations'>, v: number): number {
-  return isAddress(v) && v - LOC_BASE < prog.locations.length ? v - LOC_BASE : -1;
+export function locationOf(prog: Pick<Program, 'locationAt'>, v: number): number {
+  return prog.locationAt.get(v) ?? -1;
+}
+/** The address of location l. */
+export function addressOf(prog: Pick<Program, 'addresses'>, l: number): number {
+  return prog.addresses[l];
+}
+
+/** An address that is no location of the program, met while exploring: the explorer starts again with it named (addLocationAt). */
+export class UnnamedAddress extends Error {
+  constructor(readonly address: number, readonly pos: Pos) {
+    super('an address that is no location');
+  }
+}
+
+/** How many such addresses a test may reach before it is refused. */
+export const MAX_UNNAMED_ADDRESSES = 64;
+
+/**
+ * Names address v (an offset from a variable's address that is no location)
+ * as herd7 does, `y+1` or `y+-1`, and adds it as a location holding 0.
+ * herd7 7.58 with the LKMM reads it as a location of its own: writes to it
+ * are ordinary writes; a read of it with no write to read from rejects the
+ * whole test ("mixed-size test rejected (symbol [y+1])").
+ */
+export function addLocationAt(prog: Program, v: number, pos: Pos): number {
+  const block = Math.round((v - LOC_BASE) / VAR_STRIDE);
+  const owner = prog.locations.findIndex((_, l) => Math.round((prog.addresses[l] - LOC_BASE) / VAR_STRIDE) === block && prog.unnamedFrom > l);
+  if (owner < 0 || prog.locations.length - prog.unnamedFrom >= MAX_UNNAMED_ADDRESSES) {
+    fail(`this access reaches an address that is no location (${owner < 0 ? 'no variable near it' : `more than ${MAX_UNNAMED_ADDRESSES} such addresses`})`, pos);
+  }
+  const base = LOC_BASE + block * VAR_STRIDE;
+  const l = prog.locations.length;
+  prog.locations.push(`${prog.locations[owner].replace(/\[.*$|\..*$/, '')}+${v - base}`);
+  prog.addresses.push(v);
+  prog.locationAt.set(v, l);
+  prog.initValues.push(0);
+  return l;
 }
 /**
  * A value herd leaves symbolic: what a read in a cycle of plain copies
@@ -91,7 +135,14 @@ export type Observed = { kind: 'reg'; thread: number; reg: number; name: string 
 
 export interface Program {
   name: string;
+  /** Location names by id, as herd prints them. */
   locations: string[];
+  /** The address of each location (see LOC_BASE). */
+  addresses: number[];
+  /** Which location each address is. */
+  locationAt: Map<number, number>;
+  /** Locations from this id on are addresses no variable declares (`y+1`, see addLocationAt). */
+  unnamedFrom: number;
   initValues: number[];
   threads: Thread[];
   final: FinalCheck;
@@ -109,15 +160,21 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
   const unroll = opts.unroll ?? 2;
   const locIds = new Map<string, number>();
   const locations: string[] = [];
+  const addresses: number[] = [];
+  const locationAt = new Map<number, number>();
   const locOf = (name: string): number => {
     let id = locIds.get(name);
     if (id === undefined) {
       id = locations.length;
       locIds.set(name, id);
       locations.push(name);
+      const address = LOC_BASE + VAR_STRIDE * id;
+      addresses.push(address);
+      locationAt.set(address, id);
     }
     return id;
   };
+  const addr = (name: string): number => addresses[locOf(name)];
   // Shared locations: the init block, then process parameters.
   for (const it of test.init) if (it.thread === null) locOf(it.name);
   for (const p of test.processes) for (const prm of p.params) locOf(prm.name);
@@ -127,7 +184,7 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
   const registerInits: { thread: number; name: string; value: number; pos: Pos }[] = [];
   for (const it of test.init) {
     let v = 0;
-    if (it.value) v = it.value.kind === 'num' ? it.value.value : LOC_BASE + locOf(it.value.name);
+    if (it.value) v = it.value.kind === 'num' ? it.value.value : addr(it.value.name);
     if (it.thread === null) initValues[locOf(it.name)] = v;
     else registerInits.push({ thread: it.thread, name: it.name, value: v, pos: it.pos });
   }
@@ -141,7 +198,7 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
   reportUnknownPrimitives(procs);
 
   const initRegNames = (t: number) => registerInits.filter((ri) => ri.thread === t).map((ri) => ri.name);
-  const threads = procs.map((p) => new ThreadBuilder(p.index, locIds, unroll, initRegNames(p.index)).build(p.params, p.body));
+  const threads = procs.map((p) => new ThreadBuilder(p.index, (n) => (locIds.has(n) ? addr(n) : undefined), unroll, initRegNames(p.index)).build(p.params, p.body));
   for (const ri of registerInits) {
     const th = threads[ri.thread];
     if (!th) fail(`no process P${ri.thread} for this register`, ri.pos);
@@ -153,7 +210,6 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
     th.initRegs[r] = ri.value;
   }
   for (const th of threads) for (let r = 0; r < th.regs.length; r++) th.initRegs[r] ??= 0;
-  for (let l = 0; l < locations.length; l++) initValues[l] ??= 0;
 
   // The final condition and what the states show.
   const observed: Observed[] = [];
@@ -168,24 +224,18 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
   const regRef = (thread: number, name: string, pos: Pos): Observed => {
     const th = threads[thread];
     if (!th) fail(`no process P${thread} in this test`, pos);
-    const r = th.regs.indexOf(name);
-    if (r < 0) fail(`P${thread} has no register "${name}"`, pos);
-    return { kind: 'reg', thread, reg: r, name };
-  };
-  const memRef = (name: string, pos: Pos): Observed => {
-    const l = locIds.get(name);
-    if (l === undefined) fail(`unknown location "${name}"`, pos);
-    return { kind: 'mem', loc: l, name };
-  };
-  for (const lr of test.locations) {
-    if (lr.thread !== null && threads[lr.thread] && !threads[lr.thread].regs.includes(lr.name)) {
-      // A register the process never uses: it keeps its initial value, 0.
-      const th = threads[lr.thread];
-      th.regs.push(lr.name);
+    let r = th.regs.indexOf(name);
+    if (r < 0) {
+      // A register the process never uses keeps its initial value, 0 (herd7 answers so).
+      r = th.regs.length;
+      th.regs.push(name);
       th.initRegs.push(0);
     }
-    observe(lr.thread === null ? memRef(lr.name, lr.pos) : regRef(lr.thread, lr.name, lr.pos));
-  }
+    return { kind: 'reg', thread, reg: r, name };
+  };
+  // A location no process names holds its initial value, 0 (herd7 answers so).
+  const memRef = (name: string): Observed => ({ kind: 'mem', loc: locOf(name), name });
+  for (const lr of test.locations) observe(lr.thread === null ? memRef(lr.name) : regRef(lr.thread, lr.name, lr.pos));
   // herd's states show what the final condition and `locations` name, not
   // what only the filter names: `shown` is false while compiling the filter.
   const compileTerm = (t: CondTerm, isRhs: boolean, shown: boolean): ((v: StateView) => number | undefined) => {
@@ -197,11 +247,10 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
     }
     if (isRhs && !t.deref) {
       // On the right of `=`, a location name is its address (`1:r2=x0`); `[x]` is its value.
-      const l = locIds.get(t.name);
-      if (l === undefined) fail(`unknown location "${t.name}"`, t.pos);
-      return () => LOC_BASE + l;
+      const a = addr(t.name);
+      return () => a;
     }
-    const o = memRef(t.name, t.pos) as Extract<Observed, { kind: 'mem' }>;
+    const o = memRef(t.name) as Extract<Observed, { kind: 'mem' }>;
     if (shown) observe(o);
     return (v) => v.mem(o.loc);
   };
@@ -262,11 +311,15 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
   };
   const decide = compileCond(test.condition, true);
   const decideFilter = test.filter ? compileCond(test.filter, false) : undefined;
+  for (let l = 0; l < locations.length; l++) initValues[l] ??= 0;
   const holds = (fs: FinalState) => decide(viewOf(fs)) === true;
   const filter = decideFilter && ((fs: FinalState) => decideFilter(viewOf(fs)) === true);
   return {
     name: test.name,
     locations,
+    addresses,
+    locationAt,
+    unnamedFrom: locations.length,
     initValues,
     threads,
     final: { quantifier: test.quantifier, holds, filter, decide, decideFilter },
@@ -288,7 +341,8 @@ class ThreadBuilder {
 
   constructor(
     private readonly index: number,
-    private readonly locIds: Map<string, number>,
+    /** The address of a shared variable, undefined for a name that is none. */
+    private readonly addrOf: (name: string) => number | undefined,
     private readonly unroll: number,
     /** Registers given a value in the initial state (`0:r1=x;`): declared there. */
     initialised: string[] = [],
@@ -306,7 +360,7 @@ class ThreadBuilder {
       this.params.add(p.name);
       this.paramTypes.set(p.name, (p as { type?: string }).type ?? '');
       const r = this.reg(p.name);
-      this.initRegs[r] = LOC_BASE + this.locIds.get(p.name)!;
+      this.initRegs[r] = this.addrOf(p.name)!;
     }
     // Registers assigned anywhere in the body may be used without a
     // declaration, as herd allows; a name never assigned must be declared.
@@ -423,10 +477,13 @@ class ThreadBuilder {
           return { k: 'reg', r: this.reg(e.name) };
         }
         if (e.name === 'NULL') return { k: 'const', v: 0 };
-        const l = this.locIds.get(e.name);
+        // herd7's C has no `true` or `false`: it reads them as registers no
+        // one assigns, whose value is 0 (so `if (true)` is never taken).
+        if (e.name === 'true' || e.name === 'false') return { k: 'reg', r: this.reg(e.name) };
+        const a = this.addrOf(e.name);
         // A shared variable this process does not take as a parameter still
         // names its location (herd accepts it).
-        if (l !== undefined) return { k: 'const', v: LOC_BASE + l };
+        if (a !== undefined) return { k: 'const', v: a };
         fail(`undeclared register or variable "${e.name}"`, e.pos);
       }
       case 'deref': {
@@ -438,8 +495,8 @@ class ThreadBuilder {
       }
       case 'addr': {
         if (e.arg.kind === 'name') {
-          const l = this.locIds.get(e.arg.name);
-          if (l !== undefined) return { k: 'const', v: LOC_BASE + l };
+          const a = this.addrOf(e.arg.name);
+          if (a !== undefined) return { k: 'const', v: a };
         }
         if (e.arg.kind === 'deref') return this.expr(e.arg.arg);
         fail('"&" applies only to a shared variable here', e.pos);
@@ -469,8 +526,7 @@ class ThreadBuilder {
     const args: PureExpr[] = [];
     e.args.forEach((a, i) => {
       if (i === info.addrArg) {
-        this.checkKind(e.name, effect.object, a);
-        addr = this.address(a, effect.addr, e.name);
+        addr = this.address(a, effect.addr, e.name, effect.reads && !effect.writes ? 'load' : 'store');
         args.push(addr);
       } else args.push(this.expr(a));
     });
@@ -492,25 +548,16 @@ class ThreadBuilder {
     return value;
   }
 
-  /** A lock primitive on a plain variable, or an access to a spinlock, is a type clash. */
-  private checkKind(name: string, object: PrimObject, a: Expr): void {
-    const base = a.kind === 'deref' || a.kind === 'addr' ? a.arg : a;
-    if (base.kind !== 'name') return;
-    const type = this.paramTypes.get(base.name);
-    if (type === undefined || type === '') return;
-    const isLock = /\bspinlock_t\b/.test(type);
-    const isSrcu = /\bsrcu_struct\b/.test(type);
-    const wantsLock = object === 'spinlock';
-    const wantsSrcu = object === 'srcu';
-    if (wantsLock && !isLock) fail(`type clash: ${name} needs a spinlock_t *, but "${base.name}" is ${type}`, a.pos);
-    if (wantsSrcu && !isSrcu && !/\bint\b/.test(type)) fail(`type clash: ${name} needs a struct srcu_struct *, but "${base.name}" is ${type}`, a.pos);
-  }
-
-  private address(a: Expr, style: 'lvalue' | 'pointer', name: string): PureExpr {
+  /**
+   * The address a primitive acts on. READ_ONCE and WRITE_ONCE take the
+   * location itself (`*x`): herd7 refuses `WRITE_ONCE(x, 1)` ("Bad __store
+   * argument"), `READ_ONCE(x)` ("Bad __load argument"), and so does litmus.
+   */
+  private address(a: Expr, style: 'lvalue' | 'pointer', name: string, access: 'load' | 'store'): PureExpr {
     if (style === 'lvalue') {
       if (a.kind === 'deref') return this.expr(a.arg);
-      if (a.kind === 'name') return this.expr(a); // lenient: READ_ONCE(x) for READ_ONCE(*x)
-      fail(`${name} needs a location such as "*x"`, a.pos);
+      const hint = a.kind === 'name' ? ` such as "*${a.name}"` : ' such as "*x"';
+      fail(`${name} needs a location${hint}, not an address (herd7: "Bad __${access} argument")`, a.pos);
     }
     if (a.kind === 'addr' && a.arg.kind === 'name' && this.params.has(a.arg.name)) return this.expr(a.arg);
     return this.expr(a);
