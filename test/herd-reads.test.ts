@@ -10,7 +10,10 @@ import { herdFindings, refusals } from '../src/export/lint.js';
 import { LitmusError } from '../src/parse/errors.js';
 import { parseLitmus } from '../src/parse/parser.js';
 import { lkmm } from '../models/lkmm.js';
-import { litmus } from './util.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLI, litmus, runNode } from './util.js';
 
 const check = (text: string) => checkSource(text, { model: lkmm });
 const verdict = (text: string) => {
@@ -95,5 +98,19 @@ describe('what herd7 refuses, refused', () => {
     expect(refusals(herdFindings(parseLitmus(t), t)).map((f) => f.message)).toEqual([
       'herd7 refuses cmpxchg() as a statement ("Unknown macro"): assign its value or write (void)cmpxchg(...)',
     ]);
+  });
+});
+
+describe('litmus herd7 refuses what herd7 refuses', () => {
+  it('a value-returning cmpxchg() as a statement: herd7\'s "Unknown macro", no Observation', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'litmus-herd-reads-'));
+    try {
+      writeFileSync(join(dir, 'c.litmus'), litmus('c', ['cmpxchg(x, 0, 1);'], 'exists (x=1)', { params: ['int *x'] }));
+      const { stdout, stderr } = await runNode([CLI, 'herd7', 'c.litmus'], dir);
+      expect(stdout).not.toMatch(/Observation/);
+      expect(stderr).toMatch(/^Warning: File "c\.litmus": Unknown macro cmpxchg \(User error\)/m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
