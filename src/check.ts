@@ -6,6 +6,7 @@ import { headerPredictsDataRace, parseLitmus } from './parse/parser.js';
 import { buildProgram, isSymbolic, locationOf, SYM_BASE, type Program } from './program/program.js';
 import { explore, type ExploreResult } from './explore/explorer.js';
 import type { Model } from './model/model.js';
+import type { Execution } from './model/execution.js';
 import type { SpeedMode } from './explore/speedcheck.js';
 
 export type Observation = 'Always' | 'Sometimes' | 'Never';
@@ -15,7 +16,7 @@ export interface CheckOptions {
   unroll?: number;
   maxExecutions?: number;
   timeoutMs?: number;
-  keepWitnesses?: boolean;
+  keepWitnesses?: boolean | 'all';
   /** Decide without counting every execution (explore/speedcheck.ts); counts and flags are then partial. */
   speedcheck?: SpeedMode;
 }
@@ -25,6 +26,8 @@ export interface StateLine {
   bindings: [string, string][];
   positive: boolean;
   count: number;
+  /** One execution that reaches it, when the check kept witnesses. */
+  witness?: Execution;
 }
 
 export interface CheckResult {
@@ -89,6 +92,7 @@ export function checkTest(test: LitmusTest, opts: CheckOptions, from: { t0?: num
       bindings: raw.map((v, j) => pair(j, v)),
       positive: o.positive,
       count: o.count,
+      witness: o.witness,
     }));
   const p = ex.positive;
   const n = ex.negative;

@@ -13,6 +13,7 @@ import { witnessPictures } from '../report/graph.js';
 import { herdBlock } from '../report/herd.js';
 import { herdHashLines, HashError } from '../report/hash.js';
 import type { HerdOptions, Speed } from './herd7-args.js';
+import type { Model } from '../model/model.js';
 
 export interface HerdTestOutput {
   /** What goes to stdout (empty when the test was skipped or failed). */
@@ -21,12 +22,20 @@ export interface HerdTestOutput {
   warnings: string[];
   /** The test could not be checked. */
   failed: boolean;
+  /** Set when a limit (-timeout, the candidate cap, the stack) stopped the check: which. */
+  stopped?: 'timeout' | 'limit';
 }
 
 /** Names already checked in this run, with their hash (herd skips a repeated test). */
 export type SeenTests = Map<string, { hash: string; file: string }>;
 
-export function checkOne(file: string, opts: HerdOptions, seen: SeenTests): HerdTestOutput {
+/** How `litmus history` runs a test: under the model it resolved, timed by the wall clock (a worker thread has no CPU clock of its own). */
+export interface CheckOneHow {
+  model?: Model;
+  clock?: 'cpu' | 'wall';
+}
+
+export function checkOne(file: string, opts: HerdOptions, seen: SeenTests, how: CheckOneHow = {}): HerdTestOutput {
   const where = `File "${file}"`;
   const failure = (msg: string): HerdTestOutput => ({ output: '', warnings: [`${where}${msg}`], failed: true });
   let bytes: Buffer;
@@ -35,7 +44,8 @@ export function checkOne(file: string, opts: HerdOptions, seen: SeenTests): Herd
   } catch (e) {
     return failure(`: cannot read it: ${(e as Error).message} (User error)`);
   }
-  const model = getModel(opts.model)!;
+  const model = how.model ?? getModel(opts.model)!;
+  const wall0 = performance.now();
   const cpu0 = process.cpuUsage();
   let r: CheckResult;
   try {
@@ -49,6 +59,8 @@ export function checkOne(file: string, opts: HerdOptions, seen: SeenTests): Herd
       model,
       unroll: opts.unroll,
       timeoutMs: opts.timeoutMs,
+      // herd7 has no candidate cap: with -timeout that is the limit; without it, litmus's cap stops a runaway test.
+      maxExecutions: opts.timeoutMs !== undefined ? Infinity : undefined,
       keepWitnesses: opts.outDir !== undefined && opts.show === 'prop',
       // Condition-directed: only the executions the condition looks for are built (speedView shows them).
       speedcheck: opts.speedcheck === 'false' ? undefined : opts.speedcheck,
@@ -56,7 +68,7 @@ export function checkOne(file: string, opts: HerdOptions, seen: SeenTests): Herd
   } catch (e) {
     if (e instanceof LitmusError) return { output: '', warnings: userErrors(file, e), failed: true };
     const limit = asLimit(e);
-    if (limit) return failure(`: ${limit.message}`);
+    if (limit) return { ...failure(`: ${limit.message}`), stopped: limit.timedOut ? 'timeout' : 'limit' };
     return failure(`: internal error: ${e instanceof Error ? e.message : String(e)} (please report it)`);
   }
   const cpu = process.cpuUsage(cpu0);
@@ -86,19 +98,28 @@ export function checkOne(file: string, opts: HerdOptions, seen: SeenTests): Herd
       return failure(`: cannot write ${dot}: ${(e as Error).message}`);
     }
   }
-  const seconds = (cpu.user + cpu.system) / 1e6;
+  const seconds = how.clock === 'wall' ? (performance.now() - wall0) / 1000 : (cpu.user + cpu.system) / 1e6;
   const lines = [herdBlock(speedView(r, opts.speedcheck)), `Time ${name} ${seconds.toFixed(2)}`, ...hashLines, '', ''];
   return { output: lines.join('\n'), warnings, failed: false };
 }
 
-/** herd's messages for errors in a test; an unknown primitive is herd's "Unknown macro". */
+/**
+ * herd's messages for errors in a test; an unknown primitive is herd's
+ * "Unknown macro", once per name (at its first use), as herd names it once:
+ * judgelitmus.sh joins these lines into its "does not know" message.
+ */
 function userErrors(file: string, e: LitmusError): string[] {
-  const all = [e, ...(e.others ?? [])];
-  return all.map((x) => {
+  const named = new Set<string>();
+  const lines: string[] = [];
+  for (const x of [e, ...(e.others ?? [])]) {
     const unknown = /^unknown primitive "([^"]+)"/.exec(x.message);
-    if (unknown) return `File "${file}": Unknown macro ${unknown[1]} (User error) [${file}:${x.pos.line}:${x.pos.col}: ${x.message}]`;
-    return `File "${file}", line ${x.pos.line}, character ${x.pos.col - 1}: ${x.message} (User error)`;
-  });
+    if (!unknown) lines.push(`File "${file}", line ${x.pos.line}, character ${x.pos.col - 1}: ${x.message} (User error)`);
+    else if (!named.has(unknown[1])) {
+      named.add(unknown[1]);
+      lines.push(`File "${file}": Unknown macro ${unknown[1]} (User error) [${file}:${x.pos.line}:${x.pos.col}: ${x.message}]`);
+    }
+  }
+  return lines;
 }
 
 /** herd7's message for a construct it refuses (lint.ts): a macro it lacks is its "Unknown macro". */

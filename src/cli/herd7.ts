@@ -91,7 +91,7 @@ function expandIndexFile(arg: string): string[] {
   }
 }
 
-function packageVersion(): string {
+export function packageVersion(): string {
   try {
     const pkg = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..', '..', 'package.json');
     return (JSON.parse(readFileSync(pkg, 'utf8')) as { version: string }).version;

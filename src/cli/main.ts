@@ -120,6 +120,43 @@ program
     console.log(primitiveLines().join('\n'));
   });
 
+const history = program
+  .command('history')
+  .description("the kernel's initlitmushist.sh / checklitmushist.sh workflow in one process: record every test's herd7 output, then compare a re-run (another model, another litmus) with it");
+
+/** The options `history record` and `history compare` share: check's model options, then the scripts' limits. */
+function historyOptions(c: Command): Command {
+  return c
+    .option('-m, --model <name>', 'memory model: lkmm, sc, x86-tso', 'lkmm')
+    .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll'), 2)
+    .option('--timeout <T>', "per test, as the scripts write it: 10s, 10m, 2h (no candidate cap: the time is the limit)", '1m')
+    .option('--procs <n>', 'only C tests with at most <n> processes (no line starting P<n>), as the scripts\' --procs', intArg('--procs', 1))
+    .option('-j, --jobs <n>', 'worker threads (default: one per core)', intArg('--jobs', 1));
+}
+
+historyOptions(history.command('record'))
+  .description("run every test under the folders and save each one's herd7 output")
+  .argument('<dirs...>', 'folders (every .litmus below) or test files')
+  .option('--out <file>', 'the history file to write (one file: per test, its .litmus.out text)')
+  .option('--destdir <dir>', "also write the scripts' .litmus.out files under <dir> (DIR/PATH.litmus.out; '.' puts each beside its test)")
+  .action(async (dirs: string[], o) => {
+    const { runHistoryRecord } = await import('./history.js');
+    process.exitCode = await runHistoryRecord(dirs, o);
+  });
+
+historyOptions(history.command('compare'))
+  .description("re-run a history's tests and sort each as cmplitmushist.sh does; explain every changed result (exit 1 if any)")
+  .argument('<history>', "a history file, or a folder holding the scripts' .litmus.out files ('.': beside the tests)")
+  .argument('<dirs...>', 'the folders (or files) the tests are in')
+  .option('--before-model <name>', 'the model the history was made under: each changed outcome is then shown as both models judge it')
+  .option('--json', 'print {categories, changed: [{file, before, after}], notInHistory, notRun}')
+  .option('--out <file>', 'also save this run as a history file')
+  .option('--destdir <dir>', "also write this run's .litmus.out.new files under <dir>, as checklitmushist.sh does")
+  .action(async (hist: string, dirs: string[], o) => {
+    const { runHistoryCompare } = await import('./history.js');
+    process.exitCode = await runHistoryCompare(hist, dirs, o);
+  });
+
 program
   .command('herd7')
   .description("herd7's command line and output (e.g. herd7 -conf linux-kernel.cfg X.litmus), for the kernel's scripts; also the litmus-herd7 command")

@@ -15,44 +15,82 @@ import type { FileReport, RunOptions } from './run-one.js';
 const WORKER_LIMITS = { maxYoungGenerationSizeMb: 3 };
 
 export async function runPool(files: string[], opts: RunOptions, jobs: number): Promise<FileReport[]> {
-  // Loaded here, not up front: a run in one thread never needs it (~6 ms of start-up).
-  const { Worker } = await import('node:worker_threads');
-  const results: FileReport[] = new Array(files.length);
-  let next = 0;
-  let done = 0;
   const tty = process.stderr.isTTY === true;
-  const draw = () => {
+  const draw = (done: number) => {
     if (!tty) return;
     const width = 30;
     const fill = Math.round((done / files.length) * width);
     process.stderr.write(`\r[${'#'.repeat(fill)}${'.'.repeat(width - fill)}] ${done}/${files.length}`);
   };
-  const workerUrl = new URL('./worker.js', import.meta.url);
-  await Promise.all(
-    Array.from({ length: jobs }, () =>
-      new Promise<void>((resolveP, reject) => {
-        const w = new Worker(workerUrl, { workerData: opts, resourceLimits: WORKER_LIMITS });
+  const results = await runWorkers<FileReport>(files, { workerUrl: new URL('./worker.js', import.meta.url), workerData: opts, jobs, onDone: draw });
+  if (tty) process.stderr.write('\r\x1b[K');
+  return results;
+}
+
+/** What runWorkers runs: a worker script answering `{i, file}` messages with `{i, report}`. */
+export interface WorkerTasks<R> {
+  workerUrl: URL;
+  workerData: unknown;
+  jobs: number;
+  /**
+   * A file whose answer takes longer than this is given up: its worker is
+   * ended (whatever it is doing) and a fresh one takes the next file.
+   */
+  deadlineMs?: number;
+  /** The result for a file given up at the deadline (required with deadlineMs). */
+  onDeadline?: (file: string) => R;
+  /** Called after each file with the number done so far. */
+  onDone?: (done: number) => void;
+}
+
+/** Runs every file on `jobs` worker threads, each taking the next file as it finishes one; results in input order. */
+export async function runWorkers<R>(files: string[], t: WorkerTasks<R>): Promise<R[]> {
+  // Loaded here, not up front: a run in one thread never needs it (~6 ms of start-up).
+  const { Worker } = await import('node:worker_threads');
+  const results: R[] = new Array(files.length);
+  let next = 0;
+  let done = 0;
+  const finish = (i: number, r: R) => {
+    results[i] = r;
+    t.onDone?.(++done);
+  };
+  /** One lane: a worker and the files it takes; a worker ended at a deadline is replaced. */
+  const lane = () =>
+    new Promise<void>((resolveP, reject) => {
+      const start = () => {
+        const w = new Worker(t.workerUrl, { workerData: t.workerData, resourceLimits: WORKER_LIMITS });
+        let timer: NodeJS.Timeout | undefined;
+        let current = -1;
         const feed = () => {
           if (next >= files.length) {
             void w.terminate();
             resolveP();
             return;
           }
-          const i = next++;
-          w.postMessage({ i, file: files[i] });
+          current = next++;
+          w.postMessage({ i: current, file: files[current] });
+          if (t.deadlineMs !== undefined) timer = setTimeout(giveUp, t.deadlineMs);
         };
-        w.on('message', (m: { i: number; report: FileReport }) => {
-          results[m.i] = m.report;
-          done++;
-          draw();
+        const giveUp = () => {
+          w.removeAllListeners();
+          void w.terminate();
+          finish(current, t.onDeadline!(files[current]));
+          start();
+        };
+        w.on('message', (m: { i: number; report: R }) => {
+          clearTimeout(timer);
+          finish(m.i, m.report);
           feed();
         });
-        w.on('error', reject);
+        w.on('error', (e) => {
+          clearTimeout(timer);
+          reject(e);
+        });
         feed();
-      }),
-    ),
-  );
-  if (tty) process.stderr.write('\r\x1b[K');
+      };
+      start();
+    });
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(t.jobs, files.length)) }, lane));
   return results;
 }
 

@@ -5,6 +5,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { checkSource, type CheckResult } from '../check.js';
 import { getModel } from '../../models/index.js';
+import type { Model } from '../model/model.js';
 import { asLimit, LitmusError } from '../parse/errors.js';
 import { herdBlock, humanLine } from '../report/herd.js';
 import { suiteMeta, type SuiteMeta } from '../report/suite.js';
@@ -88,6 +89,15 @@ export interface JsonResult {
   meta?: SuiteMeta;
 }
 
+/**
+ * The model a run's options name: the one place where `check`'s model
+ * options (and `history`'s, which are the same) become a Model.
+ */
+export function runModel(opts: Pick<RunOptions, 'model'>): { model: Model } | { error: string } {
+  const model = getModel(opts.model);
+  return model ? { model } : { error: `unknown model "${opts.model}" (lkmm, sc, x86-tso)` };
+}
+
 export async function runOne(file: string, opts: RunOptions): Promise<FileReport> {
   let text: string;
   try {
@@ -95,8 +105,9 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
   } catch (e) {
     return failedReport(file, `cannot read: ${(e as Error).message}`);
   }
-  const model = getModel(opts.model);
-  if (!model) return { ...failedReport(file, `unknown model "${opts.model}" (lkmm, sc, x86-tso)`), error: `unknown model "${opts.model}" (lkmm, sc, x86-tso)` };
+  const resolved = runModel(opts);
+  if ('error' in resolved) return { ...failedReport(file, resolved.error), error: resolved.error };
+  const { model } = resolved;
   try {
     const wantTrace = opts.trace ?? false;
     const r = checkSource(text, {

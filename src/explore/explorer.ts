@@ -35,8 +35,8 @@ import { SearchDone, type SpeedMode } from './speedcheck.js';
 export interface ExploreOptions {
   maxExecutions?: number;
   timeoutMs?: number;
-  /** Keep one witnessing execution per final state that satisfies the condition (for traces). */
-  keepWitnesses?: boolean;
+  /** Keep one witnessing execution per final state that satisfies the condition (for traces); 'all': per final state. */
+  keepWitnesses?: boolean | 'all';
   /**
    * Build incoherent candidates too, leaving coherence and atomicity to the
    * model's final judgement (for finding forbidden candidates to explain).

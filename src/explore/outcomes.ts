@@ -60,7 +60,7 @@ function outcomeOf(s: ExploreState, values: number[], pos: boolean, exec: Execut
   let o = s.outcomes.get(key);
   if (!o) {
     o = { values, positive: pos, count: 0 };
-    if (s.opts.keepWitnesses && pos) o.witness = snapshot(exec);
+    if (s.opts.keepWitnesses === 'all' || (s.opts.keepWitnesses && pos)) o.witness = snapshot(exec);
     s.outcomes.set(key, o);
   }
   s.lastOutcome = o;

@@ -153,7 +153,7 @@ export function prune(s: ExploreState): void {
 /** Stops the exploration once its time is up (checked every 1024 steps). */
 export function tick(s: ExploreState): void {
   if ((++s.steps & 1023) === 0 && Date.now() > s.deadline) {
-    throw new LimitError(`exploration stopped after ${s.opts.timeoutMs} ms (--timeout)`);
+    throw new LimitError(`exploration stopped after ${s.opts.timeoutMs} ms (--timeout)`, true);
   }
 }
 

@@ -25,7 +25,8 @@ export class LitmusError extends Error {
 
 /** An exploration stopped by a limit (executions, time). */
 export class LimitError extends Error {
-  constructor(message: string) {
+  /** timedOut: the time limit stopped it (not the candidate cap or the stack). */
+  constructor(message: string, readonly timedOut = false) {
     super(message);
     this.name = 'LimitError';
   }

@@ -43,18 +43,7 @@ export function traceReport(r: CheckResult, model: Model, opts: TraceOptions = {
     if (fw) {
       out.push(`Candidate reaching ${label(fw.values)} is forbidden by the "${fw.axiom}" axiom:`);
       out.push(...describe(prog, fw.exec, opts.where));
-      const cycle = model.explain?.(fw.exec, fw.axiom);
-      if (cycle) {
-        const steps = stepNumbers(fw.exec);
-        const name = (id: number) => steps.get(id) ?? `init ${prog.locations[fw.exec.events[id].loc]}`;
-        const path = cycle.edges.map(([a], i) => `${name(a)} -${cycle.labels?.[i] ?? cycle.name}-> `).join('');
-        if (cycle.name === 'atomic') {
-          // Not a cycle: the RMW's read, the write between, the RMW's write.
-          out.push(`  not atomic: ${path}${name(cycle.edges[cycle.edges.length - 1][1])}`);
-        } else {
-          out.push(`  the ${cycle.name} cycle: ${path}${name(cycle.edges[0][0])}`);
-        }
-      }
+      out.push(...axiomCycle(prog, model, fw.exec, fw.axiom));
     }
     return out.join('\n');
   }
@@ -327,4 +316,36 @@ export function searchFixes(prog: Program, model: Model, namer: Namer, limits: L
   search.fixes.forEach((f, i) => lines.push(`  ${i + 1}. ${f.map((c) => c.text).join('; and ')}`));
   if (search.stopped) lines.push(`  (search stopped ${search.stopped}; cheaper fixes than these were all tried)`);
   return { lines, search };
+}
+
+/** The cycle (or, for atomicity, the path) of the relation whose axiom forbids x, as the model names it. */
+function axiomCycle(prog: Program, model: Model, x: Execution, axiom: string): string[] {
+  const cycle = model.explain?.(x, axiom);
+  if (!cycle) return [];
+  const steps = stepNumbers(x);
+  const name = (id: number) => steps.get(id) ?? `init ${prog.locations[x.events[id].loc]}`;
+  const path = cycle.edges.map(([a], i) => `${name(a)} -${cycle.labels?.[i] ?? cycle.name}-> `).join('');
+  // Not a cycle for atomicity: the RMW's read, the write between, the RMW's write.
+  if (cycle.name === 'atomic') return [`  not atomic: ${path}${name(cycle.edges[cycle.edges.length - 1][1])}`];
+  return [`  the ${cycle.name} cycle: ${path}${name(cycle.edges[0][0])}`];
+}
+
+/**
+ * One execution of a test as `model` judges it: its steps per CPU, then, if
+ * the model allows it, the cycle that makes it not sequentially consistent
+ * with each program-order step as the model orders it, and if the model
+ * forbids it, the axiom and the cycle of the relation that forbids it.
+ * (`litmus history compare` shows a changed outcome's execution under the
+ * new model and, when given, the old one.)
+ */
+export function executionUnder(prog: Program, model: Model, x: Execution): { allowed: boolean; lines: string[] } {
+  const verdict = model.check(x);
+  if (verdict.consistent) return { allowed: true, lines: analyse(prog, model, x).lines };
+  const axiom = verdict.violated ?? 'unknown';
+  return { allowed: false, lines: [`  ${model.name} forbids it: the "${axiom}" axiom`, ...axiomCycle(prog, model, x, axiom)] };
+}
+
+/** An execution's steps per CPU, as traces show them. */
+export function executionSteps(prog: Program, x: Execution, where?: (pos: Pos) => string | undefined): string[] {
+  return describe(prog, x, where);
 }

@@ -1,0 +1,194 @@
+// A test history: what each test of a collection printed under one model,
+// as the kernel's tools/memory-model/scripts keep it (initlitmushist.sh
+// writes herd7's output for FILE.litmus into FILE.litmus.out, and
+// cmplitmushist.sh sorts each re-run against it into five categories). This
+// module is the data and its two layouts, with no checking in it:
+//
+// - one history file, made to be read and diffed: a header of `#` lines,
+//   then per test a line `=== KEY` and the test's .litmus.out text;
+// - the scripts' own layout, a .litmus.out file per test under a folder
+//   (DESTDIR/PATH.out for the test PATH, PATH as named from the folder the
+//   scripts run in; beside each test when DESTDIR is `.`).
+
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+
+/** A test's saved output: what its .litmus.out holds (herd7's stdout and stderr). */
+export interface HistoryEntry {
+  /** The test's name in the history: its path below the folder it was found in. */
+  key: string;
+  out: string;
+}
+
+export interface History {
+  /** The header's lines, without their `# `. */
+  header: string[];
+  /** What the history was made with (`# options: {...}`), when it says. */
+  options?: Record<string, unknown>;
+  entries: Map<string, HistoryEntry>;
+}
+
+const ENTRY = '=== ';
+
+/**
+ * What a timeout leaves in a .litmus.out: runlitmushist.sh runs herd7
+ * under `/usr/bin/time timeout T`, and time reports timeout's exit status
+ * (judgelitmus.sh reads this line as a timeout).
+ */
+export const TIMED_OUT_LINE = 'Command exited with non-zero status 124';
+
+export function timedOut(out: string): boolean {
+  return out.split('\n').includes(TIMED_OUT_LINE);
+}
+
+/** The history file's text: header, then the entries sorted by key. */
+export function formatHistory(h: { header: string[]; options?: Record<string, unknown>; entries: Iterable<HistoryEntry> }): string {
+  const lines = h.header.map((l) => `# ${l}`);
+  if (h.options) lines.push(`# options: ${JSON.stringify(h.options)}`);
+  const sorted = [...h.entries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (const e of sorted) {
+    lines.push(`${ENTRY}${e.key}`);
+    const body = e.out.endsWith('\n') ? e.out.slice(0, -1) : e.out;
+    // A line that would read as an entry's start (or as an escape) is kept behind a backslash.
+    if (body !== '' || e.out !== '') for (const l of body.split('\n')) lines.push(/^(===|\\)/.test(l) ? `\\${l}` : l);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export class HistoryError extends Error {}
+
+export function parseHistory(text: string, file: string): History {
+  const header: string[] = [];
+  let options: Record<string, unknown> | undefined;
+  const entries = new Map<string, HistoryEntry>();
+  let current: { key: string; lines: string[] } | undefined;
+  const close = () => {
+    if (current) entries.set(current.key, { key: current.key, out: current.lines.length ? `${current.lines.join('\n')}\n` : '' });
+  };
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  lines.forEach((l, n) => {
+    if (l.startsWith(ENTRY)) {
+      close();
+      const key = l.slice(ENTRY.length);
+      if (entries.has(key)) throw new HistoryError(`${file}:${n + 1}: the test ${key} is in the history twice`);
+      current = { key, lines: [] };
+    } else if (current) current.lines.push(l.startsWith('\\') ? l.slice(1) : l);
+    else if (l.startsWith('# options: ')) {
+      try {
+        options = JSON.parse(l.slice('# options: '.length)) as Record<string, unknown>;
+      } catch {
+        throw new HistoryError(`${file}:${n + 1}: the options line is not JSON`);
+      }
+    } else if (l.startsWith('#')) header.push(l.replace(/^# ?/, ''));
+    else if (l.trim() !== '') throw new HistoryError(`${file}:${n + 1}: not a litmus history (a test's entry starts with "${ENTRY}PATH")`);
+  });
+  close();
+  return { header, options, entries };
+}
+
+/**
+ * Where the scripts keep a test's output: `$LKMM_DESTDIR/PATH.out`, PATH
+ * the test's path from the folder they run in (here: the current folder).
+ */
+export function litmusOutPath(destdir: string, file: string, suffix = '.out'): string {
+  return join(destdir, relative(process.cwd(), resolve(file))) + suffix;
+}
+
+export function readLitmusOut(destdir: string, file: string): string | undefined {
+  const p = litmusOutPath(destdir, file);
+  return existsSync(p) ? readFileSync(p, 'utf8') : undefined;
+}
+
+export function writeLitmusOut(destdir: string, file: string, out: string, suffix = '.out'): void {
+  const p = litmusOutPath(destdir, file, suffix);
+  ensureDir(dirname(p));
+  writeFileSync(p, out);
+}
+
+/** Creates a folder and its missing parents, one level at a time (Node's recursive mkdir can spin under /proc). */
+function ensureDir(dir: string): void {
+  const missing: string[] = [];
+  let d = resolve(dir);
+  while (!existsSync(d)) {
+    missing.unshift(d);
+    const parent = dirname(d);
+    if (parent === d) break;
+    d = parent;
+  }
+  for (const m of missing) mkdirSync(m);
+}
+
+/**
+ * The tests the scripts would run with `--procs N` (initlitmushist.sh,
+ * checklitmushist.sh): C tests (a line starting `C `) with no line starting
+ * `P<N>`, that is, at most N processes P0..P(N-1). Without N, every test.
+ */
+export function passesProcs(text: string, procs: number | undefined): boolean {
+  if (procs === undefined) return true;
+  const lines = text.split('\n');
+  return lines.some((l) => l.startsWith('C ')) && !lines.some((l) => l.startsWith(`P${procs}`));
+}
+
+/** cmplitmushist.sh's categories, in its order, with its words. */
+export const CATEGORIES = [
+  ['exact', 'Exact output match'],
+  ['sameCounts', 'Matching Observation result and counts'],
+  ['noObservation', 'Missing Observation line (e.g., herd7 timeout)'],
+  ['sameVerdict', 'Matching Observation Always/Sometimes/Never result'],
+  ['changed', '!!! Result changed'],
+] as const;
+
+export type Category = (typeof CATEGORIES)[number][0];
+
+/**
+ * The lines a comparison ignores: herd7's `Time` line and the two lines
+ * /usr/bin/time adds (user/system/elapsed ... maxresident, and inputs/
+ * outputs ... pagefaults). cmplitmushist.sh means to drop both time lines;
+ * its pattern for the second (`miyesr)pagefaults`) matches nothing, so
+ * there two herd7 runs never match exactly; here they can.
+ */
+function compared(out: string): string[] {
+  return out.split('\n').filter((l) => !/maxresident\)k|minor\)pagefaults|^Time/.test(l));
+}
+
+export function observationLines(out: string): string[] {
+  return out.split('\n').filter((l) => l.startsWith('Observation'));
+}
+
+/** The third field of each Observation line: Always, Sometimes or Never. */
+function verdicts(out: string): string[] {
+  return observationLines(out).map((l) => l.trim().split(/\s+/)[2] ?? '');
+}
+
+const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** cmplitmushist.sh's judgement of a re-run (`after`) against the saved output (`before`), test by test as it does. */
+export function categorize(before: string, after: string): Category {
+  const oldObs = observationLines(before);
+  if (same(compared(before), compared(after)) && oldObs.length > 0) return 'exact';
+  const newObs = observationLines(after);
+  if (oldObs.length === 0 && newObs.length === 0) return 'noObservation';
+  if (same(oldObs, newObs)) return 'sameCounts';
+  // One side without an Observation (a timeout on one side only) falls through to here, as in the script.
+  if (same(verdicts(before), verdicts(after))) return 'sameVerdict';
+  return 'changed';
+}
+
+/** The final states a herd7 block lists (the lines after `States N`), as herd prints them. */
+export function statesOf(out: string): string[] {
+  const lines = out.split('\n');
+  const at = lines.findIndex((l) => /^States \d+$/.test(l));
+  if (at < 0) return [];
+  return lines.slice(at + 1, at + 1 + Number(lines[at].split(' ')[1])).map((l) => l.trim());
+}
+
+/** `10s`, `10m`, `2h`, `1d`, or seconds, as the scripts' --timeout (GNU timeout's units); in ms. */
+export function parseDuration(spec: string): number {
+  const m = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(spec.trim());
+  if (!m) throw new HistoryError(`--timeout takes a duration as the kernel's scripts write it (10s, 10m, 2h, 1d), not "${spec}"`);
+  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[m[2] as '' | 's' | 'm' | 'h' | 'd'];
+  const ms = Number(m[1]) * unit * 1000;
+  if (!(ms > 0)) throw new HistoryError(`--timeout must be more than 0, not "${spec}"`);
+  return ms;
+}
