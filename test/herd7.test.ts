@@ -245,6 +245,14 @@ describe('the kernel checklitmus.sh flow with litmus-herd7', () => {
     expect(noTime(await runlitmus('C-MP.litmus'))).toBe(noTime(out));
   });
 
+  it('an unknown primitive used twice is one "Unknown macro" line (judgelitmus.sh names it once)', async () => {
+    const twice = MP.replace('C MP+poonceonces', 'C twice').replace('WRITE_ONCE(*flag, 1);', 'smp_mb_new();\n\tWRITE_ONCE(*flag, 1);\n\tsmp_mb_new();\n\tsmp_mb_other();');
+    writeFileSync(join(dir, 'C-twice.litmus'), twice);
+    const r = await herd7('-conf', 'linux-kernel.cfg', 'C-twice.litmus');
+    expect(r.status).toBe(0);
+    expect(r.stderr.match(/Unknown macro \S+/g)).toEqual(['Unknown macro smp_mb_new', 'Unknown macro smp_mb_other']);
+  });
+
   it('a test named twice in one run is checked once, as herd7 does', async () => {
     const r = await herd7('C-MP.litmus', 'C-MP.litmus');
     expect(r.stdout.match(/^Observation /gm)).toHaveLength(1);

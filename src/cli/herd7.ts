@@ -20,7 +20,7 @@ herd7's command line for Linux-kernel C litmus tests, answered by litmus:
   -speedcheck false|true|fast   list only the states the condition looks for (true), stop at the first (fast)
   -o DIR                   write DIR/NAME.dot per test; with -show prop, a picture of one execution satisfying the proposition
   -show none|prop          which execution -o pictures (herd's default none writes an empty file)
-  -timeout SECONDS         give up a test after this long (litmus's default: 60)
+  -timeout SECONDS         give up a test after this long (then no candidate cap; without it, no time limit and a 1,000,000-candidate cap)
   -exit true               stop at the first test that cannot be checked, exit 1
   -through none, -gv, -I DIR and herd's picture-styling options are accepted; -gv starts no viewer.
 Without files, test file names are read from standard input, one per line.`;
