@@ -6,7 +6,6 @@ import { headerPredictsDataRace, parseLitmus } from './parse/parser.js';
 import { buildProgram, isSymbolic, locationOf, SYM_BASE, type Program } from './program/program.js';
 import { explore, type ExploreResult } from './explore/explorer.js';
 import type { Model } from './model/model.js';
-import type { Execution } from './model/execution.js';
 import type { SpeedMode } from './explore/speedcheck.js';
 
 export type Observation = 'Always' | 'Sometimes' | 'Never';
@@ -26,8 +25,6 @@ export interface StateLine {
   bindings: [string, string][];
   positive: boolean;
   count: number;
-  /** One execution that reaches it, when the check kept witnesses. */
-  witness?: Execution;
 }
 
 export interface CheckResult {
@@ -92,7 +89,6 @@ export function checkTest(test: LitmusTest, opts: CheckOptions, from: { t0?: num
       bindings: raw.map((v, j) => pair(j, v)),
       positive: o.positive,
       count: o.count,
-      witness: o.witness,
     }));
   const p = ex.positive;
   const n = ex.negative;
@@ -155,6 +151,15 @@ export function judge(r: { expected: string; expectsDataRace: boolean; observati
   if (r.expected === r.observation || r.expected === 'Maybe') return { matches: true };
   if (raced) return { matches: true, why: `${r.observation}, forgiven because of the data race` };
   return { matches: false };
+}
+
+/** A final state's line as herd7's block prints it (`1:r0=1; [x]=2;`), from an outcome's values (in prog.observed's order). */
+export function stateLine(prog: Program, values: readonly number[]): string {
+  const order = prog.observed.map((_, i) => i).sort((a, b) => compareObs(prog, a, b));
+  return order.map((i) => {
+    const o = prog.observed[i];
+    return `${o.kind === 'reg' ? `${o.thread}:${o.name}` : `[${o.name}]`}=${formatValue(prog, values[i])};`;
+  }).join(' ');
 }
 
 export function formatValue(prog: Program, v: number): string {

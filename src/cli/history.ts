@@ -10,12 +10,13 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { relative, basename, sep } from 'node:path';
-import { checkSource, type CheckResult } from '../check.js';
+import { checkSource, stateLine, type CheckResult } from '../check.js';
 import {
   CATEGORIES, categorize, formatHistory, HistoryError, observationLines, parseDuration, parseHistory, passesProcs,
   readLitmusOut, statesOf, timedOut, writeLitmusOut, type Category,
 } from '../history/history.js';
 import { timedOutOutput, type RecordOptions } from '../history/record.js';
+import type { Execution } from '../model/execution.js';
 import type { Model } from '../model/model.js';
 import { asLimit, LitmusError } from '../parse/errors.js';
 import { executionSteps, executionUnder } from '../report/trace.js';
@@ -282,7 +283,7 @@ function changeLines(j: Test & { before: string; after: string }, how: Explain):
       lines.push(`  (${now})`);
       continue;
     }
-    const w = now.states.find((x) => stateText(x) === s)?.witness;
+    const w = witnessOf(now, s);
     if (!w) continue;
     lines.push(...indent(executionReport(now, how.model, w, how.beforeModel)));
   }
@@ -298,7 +299,7 @@ function changeLines(j: Test & { before: string; after: string }, how: Explain):
       lines.push(`  (${then ?? 'not checked'})`);
       continue;
     }
-    const w = then.states.find((x) => stateText(x) === s)?.witness;
+    const w = witnessOf(then, s);
     if (!w) {
       lines.push(`  (${how.beforeModel.name} does not reach it either: the history was made under another model or program)`);
       continue;
@@ -316,8 +317,9 @@ const LISTED = 10;
 
 const indent = (ls: string[]) => ls.map((l) => `  ${l}`);
 
-function stateText(s: CheckResult['states'][number]): string {
-  return s.bindings.map(([k, v]) => `${k}=${v};`).join(' ');
+/** The execution kept for the final state that herd7's block prints as `state`. */
+function witnessOf(r: CheckResult, state: string): Execution | undefined {
+  return r.exploration.outcomes.find((o) => stateLine(r.program, o.values) === state)?.witness;
 }
 
 /** The test checked under a model with a witness kept for every final state, or why it could not be. */
@@ -333,7 +335,7 @@ function witnessed(file: string, model: Model, opts: RecordOptions): CheckResult
 }
 
 /** An execution allowed under `r`'s model: its steps, its cycle as that model orders it, and what `other` makes of it. */
-function executionReport(r: CheckResult, model: Model, w: NonNullable<CheckResult['states'][number]['witness']>, other: Model | undefined): string[] {
+function executionReport(r: CheckResult, model: Model, w: Execution, other: Model | undefined): string[] {
   const lines = [`an execution that reaches it under ${model.name}:`, ...executionSteps(r.program, w)];
   lines.push(...executionUnder(r.program, model, w).lines);
   if (other) {
