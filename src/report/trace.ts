@@ -340,7 +340,7 @@ function axiomCycle(prog: Program, model: Model, x: Execution, axiom: string): s
  */
 export function executionUnder(prog: Program, model: Model, x: Execution): { allowed: boolean; lines: string[] } {
   const verdict = model.check(x);
-  if (verdict.consistent) return { allowed: true, lines: analyse(prog, model, x).lines };
+  if (verdict.consistent) return { allowed: true, lines: analyse(prog, model, x) };
   const axiom = verdict.violated ?? 'unknown';
   return { allowed: false, lines: [`  ${model.name} forbids it: the "${axiom}" axiom`, ...axiomCycle(prog, model, x, axiom)] };
 }
