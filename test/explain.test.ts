@@ -9,6 +9,7 @@ import { checkSource } from '../src/check.js';
 import { herdBlock } from '../src/report/herd.js';
 import { traceReport } from '../src/report/trace.js';
 import { lkmm } from '../models/lkmm.js';
+import { auditProgram } from '../src/report/audit.js';
 
 const trace = (text: string) => traceReport(checkSource(text, { model: lkmm, keepWitnesses: true }), lkmm, { tryFixes: true });
 const fixesOf = (t: string) => [...t.matchAll(/^ {2}(\d+)\. (.*)$/gm)].map((m) => m[2]);
@@ -256,5 +257,116 @@ describe("herd7's text", () => {
   it('~exists: no execution satisfies the proposition means every one satisfies the condition', () => {
     const t = traceReport(checkSource(NEQ.replace('~exists (1:r!=9 /\\ 1:r<>42)', '~exists (1:r=9)'), { model: lkmm, keepWitnesses: true }), lkmm);
     expect(t).toBe('No consistent execution satisfies (1:r=9) under lkmm, so every one satisfies "~exists (1:r=9)".\nNot even an inconsistent candidate execution reaches it: the program (its values, branches and\nlocks) rules it out before any memory model is asked.');
+  });
+});
+
+const AUDIT_SRCU = `C srcu-unplug
+
+{}
+
+P0(struct srcu_struct *s, int *x, int *y)
+{
+	int idx;
+	int r0;
+	int r1;
+
+	idx = srcu_read_lock(s);
+	r0 = READ_ONCE(*x);
+	r1 = READ_ONCE(*y);
+	srcu_read_unlock(s, idx);
+}
+
+P1(struct srcu_struct *s, int *x, int *y)
+{
+	WRITE_ONCE(*y, 1);
+	synchronize_srcu(s);
+	WRITE_ONCE(*x, 1);
+}
+
+exists (0:r0=1 /\\ 0:r1=0)
+`;
+
+const AUDIT_RCU = `C rcu-gp
+
+{}
+
+P0(int *x, int *y)
+{
+	int r0;
+	int r1;
+
+	rcu_read_lock();
+	r0 = READ_ONCE(*x);
+	r1 = READ_ONCE(*y);
+	rcu_read_unlock();
+}
+
+P1(int *x, int *y, int *z)
+{
+	int r2;
+
+	smp_store_mb(*y, 1);
+	synchronize_rcu();
+	WRITE_ONCE(*x, 1);
+	r2 = READ_ONCE(*z);
+}
+
+exists (0:r0=1 /\\ 0:r1=0)
+`;
+
+const AUDIT_LOCKS = `C lock-sections
+
+{}
+
+P0(spinlock_t *l, int *x, int *y)
+{
+	spin_lock(l);
+	WRITE_ONCE(*x, 1);
+	WRITE_ONCE(*y, 1);
+	spin_unlock(l);
+}
+
+P1(spinlock_t *l, int *x, int *y)
+{
+	int r0;
+	int r1;
+
+	spin_lock(l);
+	r0 = READ_ONCE(*y);
+	r1 = READ_ONCE(*x);
+	spin_unlock(l);
+}
+
+exists (1:r0=1 /\\ 1:r1=0)
+`;
+
+const auditRows = (text: string) => {
+  const r = checkSource(text, { model: lkmm });
+  return auditProgram(r.program, lkmm, {}, text.split('\n')).rows.map((row) => `P${row.device.thread} ${row.device.name} -> ${row.to}: ${row.verdict}`);
+};
+
+describe('a complete audit', () => {
+  it('SRCU: the read-side section and synchronize_srcu() (dropped, or made smp_mb()) are load-bearing', () => {
+    expect(auditRows(AUDIT_SRCU)).toEqual([
+      'P0 srcu_read_lock … srcu_read_unlock -> (section removed): Sometimes',
+      'P1 synchronize_srcu -> (removed): Sometimes',
+      'P1 synchronize_srcu -> smp_mb: Sometimes',
+    ]);
+  });
+
+  it('RCU: synchronize_rcu(), the read-side section and smp_store_mb()', () => {
+    expect(auditRows(AUDIT_RCU)).toEqual([
+      'P0 rcu_read_lock … rcu_read_unlock -> (section removed): Sometimes',
+      'P1 smp_store_mb -> WRITE_ONCE: Never',
+      'P1 synchronize_rcu -> (removed): Sometimes',
+      'P1 synchronize_rcu -> smp_mb: Sometimes',
+    ]);
+  });
+
+  it('spinlock critical sections', () => {
+    expect(auditRows(AUDIT_LOCKS)).toEqual([
+      'P0 spin_lock … spin_unlock -> (section removed): Sometimes',
+      'P1 spin_lock … spin_unlock -> (section removed): Sometimes',
+    ]);
   });
 });

@@ -1,9 +1,11 @@
 // `litmus audit`: which ordering devices of a test are load-bearing. For a
-// test whose condition is Never, each device is weakened alone (a fence
-// dropped, smp_mb() to smp_wmb()/smp_rmb(), an acquire or release to its
-// ONCE form, a fully ordered RMW to its relaxed form; the forms come from the
-// primitive table) and the test is checked again under the same model and
-// limits. A device is load-bearing when some weakening of it makes the
+// test whose condition is Never, each device is weakened alone (a fence,
+// the smp_mb__*() family included, dropped; smp_mb() to smp_wmb()/smp_rmb();
+// a grace period dropped or made smp_mb(); smp_store_mb() to WRITE_ONCE();
+// an acquire or release to its ONCE form, a fully ordered RMW to its relaxed
+// form; an RCU, SRCU or spinlock critical section removed; the forms come
+// from the primitive table) and the test is checked again under the same
+// model and limits. A device is load-bearing when some weakening of it makes the
 // condition reachable. For a suite (tests with Version:/Scenario: headers),
 // the devices each scenario needs, side by side.
 
@@ -12,7 +14,7 @@ import { explore } from '../explore/explorer.js';
 import type { Model } from '../model/model.js';
 import { LimitError } from '../parse/errors.js';
 import { applyEdits, type Edit } from '../program/edit.js';
-import type { Program } from '../program/program.js';
+import type { Instr, PrimInstr, Program } from '../program/program.js';
 import type { Limits } from './fixes.js';
 
 export interface Device {
@@ -29,7 +31,7 @@ export interface Weakening {
   device: Device;
   /** What it becomes: "(removed)", "smp_wmb", "READ_ONCE", ... */
   to: string;
-  edit: Edit;
+  edits: Edit[];
 }
 
 export type Verdict = 'Always' | 'Sometimes' | 'Never' | 'limit';
@@ -54,32 +56,85 @@ export interface AuditResult {
   limit?: string;
 }
 
-/** Every ordering device of the program and the weaker forms it has. */
+/**
+ * Every ordering device of the program and the weaker forms it has: fences
+ * (the smp_mb__*() family too) dropped, smp_mb() to smp_wmb()/smp_rmb(),
+ * grace periods dropped or made smp_mb(), smp_store_mb() to its
+ * WRITE_ONCE(), acquire/release/fully ordered accesses and RMWs to their
+ * relaxed forms, and each RCU or SRCU read-side critical section and each
+ * spinlock critical section removed (its lock and its unlock).
+ */
 export function weakenings(prog: Program, sourceLines: readonly string[] = []): Weakening[] {
   const out: Weakening[] = [];
   for (const th of prog.threads) {
-    th.code.forEach((ins, pc) => {
-      if (ins.op !== 'prim') return;
+    const deviceAt = (pc: number): Device => {
+      const ins = th.code[pc] as PrimInstr;
       const line = ins.pos?.line;
       const source = ((line && sourceLines[line - 1]) || ins.name).trim().replace(/\s+/g, ' ');
-      const device: Device = { thread: th.index, pc, name: ins.name, line, source };
+      return { thread: th.index, pc, name: ins.name, line, source };
+    };
+    const remove = (pc: number): Edit => ({ op: 'remove', thread: th.index, pc });
+    th.code.forEach((ins, pc) => {
+      if (ins.op !== 'prim') return;
+      const device = deviceAt(pc);
       const e = effectOf(ins.prim);
       if (e.shape === 'fence' && e.fence) {
-        // Only ordering devices: not compiler barriers, RCU markers or grace periods.
         const orders = fenceOrders(e.fence);
-        if (orders === 'compiler' || orders === 'rcu') return;
-        out.push({ device, to: '(removed)', edit: { op: 'remove', thread: th.index, pc } });
-        for (const weaker of weakerFences(e.fence)) out.push({ device, to: weaker, edit: { op: 'replace', thread: th.index, pc, name: weaker } });
+        if (orders === 'compiler' || e.fence === 'rcu-lock' || e.fence === 'rcu-unlock') return;
+        out.push({ device, to: '(removed)', edits: [remove(pc)] });
+        if (e.fence === 'sync-rcu') out.push({ device, to: 'smp_mb', edits: [{ op: 'replace', thread: th.index, pc, name: 'smp_mb' }] });
+        for (const weaker of weakerFences(e.fence)) out.push({ device, to: weaker, edits: [{ op: 'replace', thread: th.index, pc, name: weaker }] });
+        return;
+      }
+      if (e.srcu === 'sync-srcu') {
+        out.push({ device, to: '(removed)', edits: [remove(pc)] });
+        out.push({ device, to: 'smp_mb', edits: [{ op: 'replace', thread: th.index, pc, name: 'smp_mb' }] });
+        return;
+      }
+      if (e.fence === 'mb' && e.shape === 'access' && e.writes && !e.rmw) {
+        out.push({ device, to: 'WRITE_ONCE', edits: [{ op: 'replace', thread: th.index, pc, name: 'WRITE_ONCE' }] });
         return;
       }
       if (!['ACQUIRE', 'RELEASE', 'MB'].includes(e.annot)) return;
       const def = defNameOf(ins.name, ins.prim);
       const relaxed = def && withOrdering(def, 'ONCE');
       if (!relaxed) return;
-      out.push({ device, to: def === ins.name ? relaxed : `${relaxed} semantics`, edit: { op: 'replace', thread: th.index, pc, name: relaxed } });
+      out.push({ device, to: def === ins.name ? relaxed : `${relaxed} semantics`, edits: [{ op: 'replace', thread: th.index, pc, name: relaxed }] });
     });
+    for (const [lock, unlock] of sections(th.code)) {
+      const device = deviceAt(lock);
+      const u = deviceAt(unlock);
+      const span = { ...device, name: `${device.name} … ${u.name}`, source: `${device.source} … ${u.source}` };
+      out.push({ device: span, to: '(section removed)', edits: [remove(lock), remove(unlock)] });
+    }
   }
   return out;
+}
+
+/**
+ * The critical sections of a thread's code, as [lock, unlock] instruction
+ * pairs: RCU's rcu_read_lock()/rcu_read_unlock() nest; an SRCU section is
+ * srcu_read_lock() to the srcu_read_unlock() of the same srcu_struct (the
+ * first after it); a spinlock's, spin_lock() to the next spin_unlock() of
+ * the same lock (written the same way).
+ */
+function sections(code: readonly Instr[]): [number, number][] {
+  const out: [number, number][] = [];
+  const rcu: number[] = [];
+  const same = (a: PrimInstr, b: PrimInstr) => JSON.stringify(a.addr) === JSON.stringify(b.addr);
+  code.forEach((ins, pc) => {
+    if (ins.op !== 'prim') return;
+    const e = effectOf(ins.prim);
+    if (e.fence === 'rcu-lock') rcu.push(pc);
+    else if (e.fence === 'rcu-unlock' && rcu.length) out.push([rcu.pop()!, pc]);
+    else if (e.srcu === 'srcu-lock' || e.shape === 'lock') {
+      const closes = e.srcu === 'srcu-lock' ? 'srcu-unlock' : 'unlock';
+      const end = code.findIndex((j, k) => k > pc && j.op === 'prim' && same(ins, j) &&
+        (closes === 'srcu-unlock' ? effectOf(j.prim).srcu === 'srcu-unlock' : effectOf(j.prim).shape === 'unlock'));
+      if (end > pc) out.push([pc, end]);
+    }
+  });
+  return out.sort((a, b) => a[0] - b[0]);
 }
 
 /** The verdict of the program's condition under the model, or 'limit'. */
@@ -101,7 +156,7 @@ export function auditProgram(prog: Program, model: Model, limits: Limits, source
   }
   const ws = weakenings(prog, sourceLines);
   const rows = ws.map((w): AuditRow => {
-    const v = verdictOf(applyEdits(prog, [w.edit]), model, limits);
+    const v = verdictOf(applyEdits(prog, w.edits), model, limits);
     return { device: w.device, to: w.to, verdict: v.verdict, loadBearing: v.verdict === 'limit' ? undefined : v.verdict !== 'Never', limit: v.limit };
   });
   return { name: prog.name, verdict: base.verdict, rows, note: rows.length === 0 ? 'no ordering device to weaken' : undefined };
