@@ -10,6 +10,10 @@ import { herdBlock } from '../src/report/herd.js';
 import { traceReport } from '../src/report/trace.js';
 import { lkmm } from '../models/lkmm.js';
 import { auditProgram } from '../src/report/audit.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CLI, ROOT, runNode } from './util.js';
 
 const trace = (text: string) => traceReport(checkSource(text, { model: lkmm, keepWitnesses: true }), lkmm, { tryFixes: true });
 const fixesOf = (t: string) => [...t.matchAll(/^ {2}(\d+)\. (.*)$/gm)].map((m) => m[2]);
@@ -368,5 +372,41 @@ describe('a complete audit', () => {
       'P0 spin_lock … spin_unlock -> (section removed): Sometimes',
       'P1 spin_lock … spin_unlock -> (section removed): Sometimes',
     ]);
+  });
+});
+
+describe('machine-readable, and suites', () => {
+  it('--json --trace carries the trace and the fix search', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'litmus-explain-'));
+    writeFileSync(join(dir, 'relay.litmus'), RELAY);
+    const r = await runNode([CLI, 'check', '--json', '--trace', 'relay.litmus'], dir);
+    const out = JSON.parse(r.stdout);
+    const res = out.results[0];
+    expect(res.trace).toContain('Not sequentially consistent');
+    expect(res.fixes.found).toEqual([
+      { changes: ['WRITE_ONCE → smp_store_release at P1.2 (line 18)'], cost: 1 },
+      { changes: ['smp_mb() between P1.1 (line 16) and P1.2 (line 18)'], cost: 4 },
+    ]);
+    expect(res.fixes.candidates.length).toBeGreaterThan(0);
+    expect(res.fixes.sets).toBeGreaterThanOrEqual(res.fixes.checks - res.fixes.candidates.length - 1);
+  });
+
+  it("a TypeScript suite's grid and verdict line are in --json; --fail-on-bad-outcome exits 1 where the version under review reaches it", async () => {
+    const r = await runNode([CLI, 'check', '--json', 'clear_invalid_mapping'], ROOT);
+    expect(r.status).toBe(0);
+    const s = JSON.parse(r.stdout).suites;
+    expect(s).toHaveLength(1);
+    expect(s[0].underReview).toBe('v1');
+    expect(s[0].underReviewReaches).toBe(true);
+    expect(s[0].verdict).toMatch(/^Version "v1" \(under review\): .* CAN happen, in 4 of 6 scenarios/);
+    expect(s[0].rows).toHaveLength(24);
+    expect(s[0].rows).toContainEqual(expect.objectContaining({ scenario: 's2-twosetters', version: 'v1', verdict: 'Sometimes' }));
+    const strict = await runNode([CLI, 'check', '-q', '--fail-on-bad-outcome', 'clear_invalid_mapping'], ROOT);
+    expect(strict.status).toBe(1);
+  });
+
+  it("a suite's fix lines name file:line", async () => {
+    const r = await runNode([CLI, 'check', 'nfsd_io_stats'], ROOT);
+    expect(r.stdout).toMatch(/^ {2}1\. .* at P\d+\.\d+ \(\.\.\/percpu_counter\/scenarios\.ts:\d+\)/m);
   });
 });

@@ -7,7 +7,7 @@ import { exportLitmus, exportTest } from '../export/export.js';
 import { LitmusError } from '../parse/errors.js';
 import { resolveInputs, shard } from './inputs.js';
 import { failedReport, runOne, toJson, type FileReport, type JsonError, type JsonResult, type RunOptions } from './run-one.js';
-import { suiteConfig, suiteTable, suiteVerdict, type SuiteRow } from '../report/suite.js';
+import { suiteConfig, suiteTable, suiteVerdict, underReviewReaches, type SuiteRow } from '../report/suite.js';
 import { runAdaptive, runPool } from './pool.js';
 
 interface CheckFlags {
@@ -25,6 +25,8 @@ interface CheckFlags {
   herdCompatible?: boolean;
   herd?: boolean;
   speedcheck?: boolean;
+  /** Exit 1 when a suite's version under review reaches its bad outcome (for CI). */
+  failOnBadOutcome?: boolean;
 }
 
 export async function runCheck(inputs: string[], o: CheckFlags): Promise<number> {
@@ -79,14 +81,19 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
   }
   // TypeScript suites and tests (the TypeScript reader is loaded only for them).
   const tsEntries: JsonEntry[] = [];
+  const tsSuitesJson: SuiteJson[] = [];
   if (o.speedcheck && tsSuites.length) console.error('litmus: --speedcheck applies to .litmus tests; a TypeScript suite decides its grid as always (traced cells, --herd and --json count every execution)');
   for (const s of tsSuites) {
-    const st = await checkSuite(s, o, tsEntries);
+    const st = await checkSuite(s, o, tsEntries, tsSuitesJson);
     if (st > status) status = st;
   }
   const suites = folders.map((folder) => suiteOf(folder, reports)).filter((x) => x !== undefined);
+  if (o.failOnBadOutcome && status < 1 && suites.some((x) => x.reaches)) status = 1;
   if (o.json) {
-    const suitesJson = suites.map(({ folder, title, rows, verdict }) => ({ folder, title, rows, verdict: verdict ?? null }));
+    const suitesJson: SuiteJson[] = [
+      ...suites.map(({ folder, title, rows, verdict, reaches }) => ({ folder, title, rows, verdict: verdict ?? null, underReviewReaches: reaches })),
+      ...tsSuitesJson,
+    ];
     console.log(JSON.stringify(jsonReport(status, [...[...inputErrors, ...reports].map(jsonEntry), ...tsEntries], suitesJson), null, 2));
     return status;
   }
@@ -124,7 +131,26 @@ function suiteOf(folder: string, reports: FileReport[]) {
     }));
   if (rows.length === 0) return undefined;
   const cfg = suiteConfig(abs);
-  return { folder, title: cfg.title ?? basename(abs), rows, table: suiteTable(rows, cfg), verdict: suiteVerdict(rows, cfg) };
+  return { folder, title: cfg.title ?? basename(abs), rows, table: suiteTable(rows, cfg), verdict: suiteVerdict(rows, cfg), reaches: underReviewReaches(rows, cfg) };
+}
+
+/**
+ * A suite in --json: its rows (one per test or cell: version, scenario,
+ * verdict), the closing verdict line, and whether the version under
+ * review reaches the bad outcome; a TypeScript suite's also its grid's
+ * versions and scenarios, and the explained traces of the version under
+ * review's failing cells.
+ */
+interface SuiteJson {
+  folder: string;
+  title: string;
+  rows: SuiteRow[];
+  verdict: string | null;
+  underReviewReaches: boolean;
+  underReview?: string;
+  versions?: string[];
+  scenarios?: { name: string; says: string }[];
+  traces?: { scenario: string; version: string; trace: string; fixes?: unknown }[];
 }
 
 /** One JSON entry per input: its result (status ok or mismatch), or its errors. */
@@ -225,11 +251,11 @@ function exportFile(file: string, target: string): string | undefined {
 }
 
 /** A TypeScript suite or test (loads the TypeScript reader only now). */
-async function checkSuite(file: string, o: CheckFlags, jsonOut: JsonEntry[]): Promise<number> {
+async function checkSuite(file: string, o: CheckFlags, jsonOut: JsonEntry[], suitesOut: SuiteJson[]): Promise<number> {
   const { runSuite } = await import('../suite/run.js');
   const run = await runSuite(file, {
     model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout,
-    herd: o.herd, explain: !o.quiet && !o.json, quiet: o.quiet, trace: o.trace,
+    herd: o.herd, explain: !o.quiet && (!o.json || o.trace === true), quiet: o.quiet, trace: o.trace,
     // The grid and the verdict line show verdicts only; herd7's blocks and --json show counts.
     verdictsOnly: !o.herd && !o.json,
   });
@@ -239,9 +265,21 @@ async function checkSuite(file: string, o: CheckFlags, jsonOut: JsonEntry[]): Pr
       if (c.result) jsonOut.push({ ...toJson(file, c.result, { version: c.version, scenario: c.scenario }), status: c.result.matches === false ? 'mismatch' : 'ok' });
     }
     if (run.errors.length) jsonOut.push({ file, status: 'error', errors: run.errors.map((message) => ({ file, message })) });
+    const s = run.suite;
+    if (s && !s.single) {
+      suitesOut.push({
+        folder: dirname(file), title: s.title, underReview: s.underReview, versions: s.versions,
+        scenarios: s.scenarios.map((x) => ({ name: x.name, says: x.says })),
+        rows: run.cells.filter((c) => c.result).map((c) => ({ test: c.result!.name, version: c.version, scenario: c.scenario, verdict: c.result!.observation, expected: c.result!.expected ?? '', matches: c.result!.matches })),
+        verdict: run.verdict ?? null,
+        underReviewReaches: run.reaches,
+        ...(o.trace ? { traces: run.traces } : {}),
+      });
+    }
   } else if (run.out.length) console.log(run.out.join('\n') + (o.quiet ? '' : '\n'));
   const mismatch = run.cells.some((c) => c.result?.matches === false);
-  return run.status === 2 ? 2 : mismatch ? 1 : 0;
+  const failing = mismatch || (o.failOnBadOutcome === true && run.reaches);
+  return run.status === 2 ? 2 : failing ? 1 : 0;
 }
 
 export function runMerge(files: string[]): number {

@@ -42,6 +42,7 @@ program
   .option('--herd-compatible', 'also warn (on stderr) about what herd7 would refuse to read; verdicts and exit status are unchanged')
   .option('--herd', "for TypeScript suites: also print herd7's block for every test")
   .option('--speedcheck', "decide each .litmus test's verdict without counting every execution (herd7's -speedcheck): counts, states and flags then cover only the executions built")
+  .option('--fail-on-bad-outcome', 'exit 1 when a suite\'s version under review can reach its bad outcome (for CI)')
   .action(async (inputs: string[], o) => {
     const { runCheck } = await import('./commands.js');
     process.exitCode = await runCheck(inputs, o);

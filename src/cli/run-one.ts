@@ -1,6 +1,7 @@
 // Checks one file and renders everything a command may print about it, as
 // plain data (so that worker threads can send it back).
 
+import type { TraceJson } from '../report/trace.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { checkSource, type CheckResult } from '../check.js';
@@ -87,6 +88,9 @@ export interface JsonResult {
   /** With --speedcheck: positive, negative, states and flags cover only the executions built, not all. */
   countsSkipped?: boolean;
   meta?: SuiteMeta;
+  /** With --trace: the trace's text and the fix search's findings. */
+  trace?: string;
+  fixes?: TraceJson['fixes'];
 }
 
 /**
@@ -121,9 +125,11 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
     const meta = suiteMeta(text);
     const status: 0 | 1 = r.matches === false ? 1 : 0;
     let trace: string | undefined;
+    let traced: TraceJson | undefined;
     if (wantTrace) {
-      const { traceReport } = await import('../report/trace.js');
-      trace = traceReport(r, model, { tryFixes: true, limits: { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs } });
+      const { traceJson } = await import('../report/trace.js');
+      traced = traceJson(r, model, { tryFixes: true, limits: { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs } });
+      trace = traced.text;
     }
     const limits = { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs };
     const pictures: { dot?: string; svg?: string } = {};
@@ -149,7 +155,7 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
     }
     const print = opts.print ?? { herd: true, json: true };
     const herd = print.herd ? herdBlock(r) : undefined;
-    const json = print.json || meta ? toJson(file, r, meta) : undefined;
+    const json = print.json || meta ? { ...toJson(file, r, meta), ...(traced && print.json ? { trace: traced.text, fixes: traced.fixes } : {}) } : undefined;
     return { file, status, herd, human: humanLine(r), trace, ...pictures, json, meta, herdWarnings };
   } catch (e) {
     if (e instanceof LitmusError) {

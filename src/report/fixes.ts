@@ -285,8 +285,9 @@ export interface FixSearch {
   fixes: Change[][];
   /** Why the search stopped early, if it did. */
   stopped?: string;
-  /** The candidate space: changes, and how many sets of up to MAX_CHANGES of them there are. */
+  /** The candidate space: its changes, and how many sets of up to MAX_CHANGES of them there are. */
   changes: number;
+  candidates: readonly Change[];
   sets: number;
   /** Full checks made. */
   checks: number;
@@ -310,7 +311,7 @@ export const MAX_CHECKS = 400;
  */
 export function findFixes(prog: Program, model: Model, changes: readonly Change[], limits: Limits): FixSearch {
   const sets = combinations(changes).sort((a, b) => total(a) - total(b) || a.length - b.length);
-  const base = { changes: changes.length, sets: sets.length, required: [] as string[] };
+  const base = { changes: changes.length, candidates: changes, sets: sets.length, required: [] as string[] };
   let checks = 0;
   const check = (set: readonly Change[]) => {
     checks++;

@@ -83,3 +83,8 @@ export function suiteVerdict(rows: SuiteRow[], cfg: SuiteConfig): string | undef
     reachable.map((r) => short(r.scenario) + before(r.scenario)).join(', ') + '.'
   );
 }
+
+/** Whether the version under review reaches the bad outcome in some scenario of these rows. */
+export function underReviewReaches(rows: readonly SuiteRow[], cfg: SuiteConfig): boolean {
+  return cfg.underReview !== undefined && rows.some((r) => r.version === cfg.underReview && r.verdict !== 'Never');
+}

@@ -26,7 +26,33 @@ export interface TraceOptions {
   maxWitnesses?: number;
 }
 
+/** A trace for machines (--json --trace): its text, and the fix search's findings. */
+export interface TraceJson {
+  text: string;
+  fixes?: {
+    /** Each fix: its changes as the text says them, and its cost. */
+    found: { changes: string[]; cost: number }[];
+    /** The candidate space and what was searched of it. */
+    candidates: string[];
+    sets: number;
+    checks: number;
+    stopped?: string;
+    /** Set when the outcome is reachable under SC: no change can forbid it. */
+    sequentiallyConsistent?: boolean;
+  };
+}
+
 export function traceReport(r: CheckResult, model: Model, opts: TraceOptions = {}): string {
+  return traceJson(r, model, opts).text;
+}
+
+export function traceJson(r: CheckResult, model: Model, opts: TraceOptions = {}): TraceJson {
+  let fixes: TraceJson['fixes'];
+  const text = traceText(r, model, opts, (f) => (fixes = f));
+  return { text, fixes };
+}
+
+function traceText(r: CheckResult, model: Model, opts: TraceOptions, found: (f: TraceJson['fixes']) => void): string {
   const prog = r.program;
   const out: string[] = [];
   const outcomes = r.exploration.outcomes.filter((o) => o.positive);
@@ -63,7 +89,13 @@ export function traceReport(r: CheckResult, model: Model, opts: TraceOptions = {
     out.push(...analyse(prog, model, o.witness, fixes?.search));
     out.push('');
   }
-  if (fixes) out.push(...fixes.lines);
+  if (fixes) {
+    out.push(...fixes.lines);
+    const f = fixes.search;
+    found(f
+      ? { found: f.fixes.map((set) => ({ changes: set.map((c) => c.text), cost: set.reduce((n, c) => n + c.cost, 0) })), candidates: f.candidates.map((c) => c.text), sets: f.sets, checks: f.checks, stopped: f.stopped }
+      : { found: [], candidates: [], sets: 0, checks: 0, sequentiallyConsistent: fixes.sequential });
+  }
   return out.join('\n').trimEnd();
 }
 
@@ -291,10 +323,10 @@ function interleaving(prog: Program, x: Execution, steps: Map<number, string>): 
 
 
 /** Checked fixes for the condition, searched over the whole program (see fixes.ts). */
-export function searchFixes(prog: Program, model: Model, namer: Namer, limits: Limits): { lines: string[]; search?: FixSearch } {
+export function searchFixes(prog: Program, model: Model, namer: Namer, limits: Limits): { lines: string[]; search?: FixSearch; sequential?: boolean } {
   const underSc = satisfiable(prog, sc, limits);
   if (underSc) {
-    return { lines: ['The condition is reachable even under sequential consistency: no barrier or ordering annotation can', 'forbid it; the algorithm itself allows it.'] };
+    return { sequential: true, lines: ['The condition is reachable even under sequential consistency: no barrier or ordering annotation can', 'forbid it; the algorithm itself allows it.'] };
   }
   if (underSc === undefined) return { lines: ['(No fixes looked for: checking under sequential consistency reached the limits.)'] };
   const changes = candidateChanges(prog, namer);

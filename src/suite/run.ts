@@ -12,6 +12,7 @@ import { getModel } from '../../models/index.js';
 import { herdBlock, humanLine } from '../report/herd.js';
 import { suiteVerdict, type SuiteRow } from '../report/suite.js';
 import { SuiteError } from './modules.js';
+import type { TraceJson } from '../report/trace.js';
 import { readSuite, type Suite, type SuiteTest } from './read.js';
 
 export interface SuiteRunOptions {
@@ -57,10 +58,15 @@ export interface SuiteRun {
   status: 0 | 2;
   out: string[];
   errors: string[];
+  /** The closing verdict line, and whether the version under review reaches the bad outcome in some scenario. */
+  verdict?: string;
+  reaches: boolean;
+  /** The explained traces of the version under review's failing cells (for --json). */
+  traces: { scenario: string; version: string; trace: string; fixes?: TraceJson['fixes'] }[];
 }
 
 export async function runSuite(file: string, opts: SuiteRunOptions): Promise<SuiteRun> {
-  const run: SuiteRun = { cells: [], results: new Map(), status: 0, out: [], errors: [] };
+  const run: SuiteRun = { cells: [], results: new Map(), status: 0, out: [], errors: [], reaches: false, traces: [] };
   const model = getModel(opts.model);
   if (!model) {
     run.errors.push(`unknown model "${opts.model}" (lkmm, sc, x86-tso)`);
@@ -134,18 +140,22 @@ export async function runSuite(file: string, opts: SuiteRunOptions): Promise<Sui
     for (const c of run.cells) if (c.result) run.out.push(herdBlock(c.result), '');
   }
   const verdict = verdictLine(suite, run.cells);
+  run.verdict = verdict;
+  run.reaches = run.cells.some((c) => c.version === suite.underReview && c.result && c.result.observation !== 'Never');
   if (verdict) run.out.push(verdict, '');
   run.out.push(suite.title, '', grid(suite, run.cells), '');
   for (const s of suite.scenarios) run.out.push(`  ${s.name}: ${s.says}`);
   if (opts.explain !== false) {
-    const { traceReport } = await import('../report/trace.js');
+    const { traceJson } = await import('../report/trace.js');
     for (const c of run.cells) {
       if (c.version !== suite.underReview || !c.result || c.result.observation === 'Never') continue;
       run.out.push('', `${c.scenario} in ${c.version}: how the bad outcome happens`);
       const where = placeOf(suite, suite.tests.find((t) => t.test.name === c.result!.name)!);
       const v = c.variants?.find((x) => x.result.name === c.result!.name);
       if (v) run.out.push(`(${v.variant}: ${c.variants!.filter((x) => x.result.positive > 0).map((x) => x.variant).join(', ')} reach it)`);
-      run.out.push(traceReport(c.result, model, { tryFixes: true, limits: { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs }, where, maxWitnesses: 1 }));
+      const t = traceJson(c.result, model, { tryFixes: true, limits: { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs }, where, maxWitnesses: 1 });
+      run.out.push(t.text);
+      run.traces.push({ scenario: c.scenario, version: c.version, trace: t.text, fixes: t.fixes });
     }
   }
   return run;
