@@ -22,7 +22,10 @@ const SB = litmus('SB', sbShape.procs, sbShape.cond);
 
 let tmp: string;
 let server: ChildProcess | undefined;
+/** The address litmus serve printed, with its token. */
 let base: string;
+/** The server's origin (no token). */
+let origin: string;
 let context: BrowserContext | undefined;
 let page: Page;
 const requested: string[] = [];
@@ -54,6 +57,7 @@ describe.skipIf(!haveBrowser)('litmus serve in a headless browser', () => {
       });
       server!.on('exit', (code) => reject(new Error(`litmus serve exited (${code})`)));
     });
+    origin = new URL(base).origin;
     const { chromium } = await import('playwright-core');
     context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
       executablePath: CHROMIUM,
@@ -71,8 +75,17 @@ describe.skipIf(!haveBrowser)('litmus serve in a headless browser', () => {
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 
+  it('without the token, gets nothing but a 403', async () => {
+    const r = await page.goto(`${origin}/`);
+    expect(r?.status()).toBe(403);
+    expect(await page.locator('body').textContent()).toContain('no or wrong token');
+  });
+
   it('lists the tests, opens one, and draws its witness graph beside its trace', async () => {
     await page.goto(base);
+    // The token is kept in a cookie and taken off the address bar.
+    await page.waitForFunction(() => location.search === '');
+    expect(page.url()).toBe(`${origin}/`);
     await page.getByRole('link', { name: 'sb.litmus' }).click();
     const svg = page.locator('#explained .picture svg').first();
     await svg.waitFor();
@@ -114,8 +127,14 @@ describe.skipIf(!haveBrowser)('litmus serve in a headless browser', () => {
     expect(await page.locator('#explained pre.trace').textContent()).toContain('forbidden by the "propagation" axiom');
   });
 
+  it('keeps working from its cookie once the token is off the address bar', async () => {
+    await page.goto(`${origin}/#test/mp.litmus`);
+    await page.locator('#verdict').waitFor();
+    expect(await page.locator('#verdict').textContent()).toContain('Never');
+  });
+
   it('fetched nothing but from the server itself', () => {
     expect(requested.length).toBeGreaterThan(3);
-    expect(requested.filter((u) => !u.startsWith(base) && !u.startsWith('data:'))).toEqual([]);
+    expect(requested.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:'))).toEqual([]);
   });
 });

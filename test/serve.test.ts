@@ -3,7 +3,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,16 +53,70 @@ interface Reply {
   headers: Record<string, string | string[] | undefined>;
 }
 
+/** A `litmus serve` process: its address (with the token), port and token. */
+interface Served {
+  proc: ChildProcess;
+  base: string;
+  port: number;
+  token: string;
+  /** Everything it printed on stderr. */
+  err: () => string;
+}
+
+/** Starts `litmus serve ARGS` and waits for the address it prints. */
+async function serve(args: string[]): Promise<Served> {
+  const proc = spawn(process.execPath, [CLI, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  proc.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`no URL from litmus serve: ${out}`)), 30_000);
+    proc.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /http:\/\/[^\s]+/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[0]);
+      }
+    });
+    proc.on('exit', (code) => reject(new Error(`litmus serve exited (${code}): ${out}${err}`)));
+  });
+  const u = new URL(url);
+  return { proc, base: url, port: Number(u.port), token: u.searchParams.get('token') ?? '', err: () => err };
+}
+
 let base: string;
 let port: number;
+let token: string;
 let root: string;
 let outside: string;
 let server: ChildProcess;
 
-/** A request with its path sent exactly as written (no normalisation of "..": fetch would remove them). */
-function raw(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Reply> {
+interface Ask {
+  headers?: Record<string, string>;
+  /** Which server (default: the one all tests share). */
+  to?: { port: number; token: string };
+  /** Leave the token out. */
+  noToken?: boolean;
+  /** Leave the Origin out of a POST. */
+  noOrigin?: boolean;
+}
+
+/**
+ * A request with its path sent exactly as written (no normalisation of "..":
+ * fetch would remove them), carrying the token and, for a POST, the page's
+ * own Origin, as the page's requests do.
+ */
+function raw(method: string, path: string, body?: string, ask: Ask = {}): Promise<Reply> {
+  const to = ask.to ?? { port, token };
+  const headers: Record<string, string> = {
+    ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+    ...(ask.noToken ? {} : { 'X-Litmus-Token': to.token }),
+    ...(method === 'POST' && !ask.noOrigin ? { Origin: `http://127.0.0.1:${to.port}` } : {}),
+    ...ask.headers,
+  };
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...headers } }, (res) => {
+    const req = request({ host: '127.0.0.1', port: to.port, method, path, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
@@ -73,8 +127,44 @@ function raw(method: string, path: string, body?: string, headers: Record<string
   });
 }
 
-const get = (path: string) => raw('GET', path);
-const post = (path: string, data: unknown) => raw('POST', path, JSON.stringify(data));
+const get = (path: string, ask?: Ask) => raw('GET', path, undefined, ask);
+const post = (path: string, data: unknown, ask?: Ask) => raw('POST', path, JSON.stringify(data), ask);
+/** A test's text and view, as the page asks for it. */
+const showTest = (path: string, ask?: Ask) => post('/api/test', { path }, ask);
+const showSuite = (dir: string) => post('/api/suite', { dir });
+
+/** A POST of a check that is left hanging up: the request, and how to hang up. */
+function hangingCheck(source: string, to: { port: number; token: string }): { hangUp: () => void } {
+  const req = request({ host: '127.0.0.1', port: to.port, method: 'POST', path: '/api/check', headers: { 'Content-Type': 'application/json', 'X-Litmus-Token': to.token, Origin: `http://127.0.0.1:${to.port}` } });
+  req.on('error', () => {});
+  req.end(JSON.stringify({ source }));
+  return { hangUp: () => req.destroy() };
+}
+
+/** Asks for the server's status until `done` holds of it. */
+async function waitForStatus(to: { port: number; token: string }, done: (s: { running: number; queued: number }) => boolean): Promise<{ running: number; queued: number }> {
+  for (;;) {
+    const s = JSON.parse((await get('/api/status', { to })).body) as { running: number; queued: number };
+    if (done(s)) return s;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The exit code of a process (or the signal that ended it). */
+const exited = (p: ChildProcess) => new Promise<number | string>((resolve) => p.on('exit', (code, sig) => resolve(code ?? sig ?? '')));
+
+/** A TypeScript suite whose inlining doubles at each of 30 levels: 2^30 writes, never lowered in time. */
+function exponentialSuite(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  const levels = Array.from({ length: 30 }, (_, i) => `export function g${i}(s: S): void { g${i + 1}(s); g${i + 1}(s); }`);
+  writeFileSync(join(dir, 'base.ts'), `import { WRITE_ONCE, type Ref } from '${KERNEL}';\nexport interface S { x: Ref }\n${levels.join('\n')}\nexport function g30(s: S): void { WRITE_ONCE(s.x, 1); }\n`);
+  writeFileSync(join(dir, 'suite.ts'), `import { scenario, suite, READ_ONCE } from '${KERNEL}';
+import * as base from './base.js';
+import { g0, type S } from './base.js';
+const blow = scenario({ name: 'blow', says: 'grows', threads: [(s: S) => g0(s), (s: S) => ({ got: READ_ONCE(s.x) })], exists: ([, p1]) => p1.got === 0 });
+export default suite({ title: 'exponential', underReview: 'base', versions: { base }, scenarios: [blow] });
+`);
+}
 
 /** Every file under a folder with its contents and modification time. */
 function snapshot(dir: string): string {
@@ -104,26 +194,21 @@ beforeAll(async () => {
   writeFileSync(join(root, 'suite', 'a-new.litmus'), suiteTest('new', 'plain: no ordering', MP_REL_ACQ));
   writeFileSync(join(root, 'suite', 'suite.json'), JSON.stringify({ title: 'A small suite', underReview: 'new', badOutcome: 'the stale read' }));
   writeFileSync(join(outside, 'secret.litmus'), 'C secret\n');
+  writeFileSync(join(outside, 'id_rsa'), 'PRIVATE KEY secret\n');
+  writeFileSync(join(root, 'notes.txt'), 'not a test: secret\n');
   symlinkSync(join(outside, 'secret.litmus'), join(root, 'link.litmus'));
   symlinkSync(outside, join(root, 'linkdir'));
   symlinkSync(join(outside, 'nothing-yet.litmus'), join(root, 'dangling.litmus'));
+  // Names that look like tests for files that are not: a symlink and a hard link to a key, a symlink to notes.txt.
+  symlinkSync(join(outside, 'id_rsa'), join(root, 'key.litmus'));
+  linkSync(join(outside, 'id_rsa'), join(root, 'hardkey.litmus'));
+  symlinkSync(join(root, 'notes.txt'), join(root, 'notes.litmus'));
+  // A symlink to a test inside the folder: read as that test, never written through.
+  symlinkSync(join(root, 'sb.litmus'), join(root, 'alias.litmus'));
   mkdirSync(join(root, 'ts'));
   for (const [name, text] of Object.entries(TS_SUITE)) writeFileSync(join(root, 'ts', name), text);
-  server = spawn(process.execPath, [CLI, 'serve', root, '--port', '0', '--timeout', '300'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  base = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`no URL from litmus serve: ${out}`)), 30_000);
-    server.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /http:\/\/[^\s]+/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[0]);
-      }
-    });
-    server.on('exit', (code) => reject(new Error(`litmus serve exited (${code}): ${out}`)));
-  });
-  port = Number(new URL(base).port);
+  const s = await serve([root, '--port', '0', '--timeout', '300']);
+  ({ proc: server, base, port, token } = s);
 });
 
 afterAll(() => {
@@ -132,9 +217,10 @@ afterAll(() => {
 });
 
 describe('litmus serve', () => {
-  it('listens on 127.0.0.1 by default, on the port it was given (0: a free one)', () => {
+  it('listens on 127.0.0.1 by default, on the port it was given (0: a free one), and prints a token with its address', () => {
     expect(new URL(base).hostname).toBe('127.0.0.1');
     expect(port).toBeGreaterThan(0);
+    expect(token).toMatch(/^[\w-]{40,}$/);
   });
 
   it('serves its own page, script and style; nothing refers elsewhere', async () => {
@@ -149,9 +235,32 @@ describe('litmus serve', () => {
     }
   });
 
-  it('lists the tests under its folder, and not those symlinks lead out to', async () => {
+  it('answers 403 to every request without its token, page and assets included', async () => {
+    for (const [method, path] of [['GET', '/'], ['GET', '/static/app.js'], ['GET', '/static/app.css'], ['GET', '/api/list'], ['GET', '/api/status'], ['GET', '/nosuch'], ['GET', '/files/sb.litmus'], ['POST', '/api/test'], ['POST', '/api/check'], ['POST', '/api/save'], ['GET', '/?token=wrong']]) {
+      const r = await raw(method, path, method === 'POST' ? JSON.stringify({ path: 'sb.litmus', source: SB }) : undefined, { noToken: true });
+      expect(r.status, `${method} ${path}`).toBe(403);
+      expect(r.body).not.toContain('C SB');
+    }
+    // A wrong token, in the header or the cookie.
+    expect((await get('/api/list', { noToken: true, headers: { 'X-Litmus-Token': `${token.slice(1)}x` } })).status).toBe(403);
+    expect((await get('/api/list', { noToken: true, headers: { Cookie: `litmus-token-${port}=nope` } })).status).toBe(403);
+    expect(readFileSync(join(root, 'sb.litmus'), 'utf8')).toBe(SB);
+  });
+
+  it('lets the page in by its printed address: a cookie, HttpOnly and SameSite=Strict, then carries the token', async () => {
+    const entry = await get(`/?token=${token}`, { noToken: true });
+    expect(entry.status).toBe(200);
+    const cookie = String(entry.headers['set-cookie']);
+    expect(cookie).toBe(`litmus-token-${port}=${token}; HttpOnly; SameSite=Strict; Path=/`);
+    const jar = { Cookie: cookie.split(';')[0] };
+    expect((await get('/static/app.js', { noToken: true, headers: jar })).status).toBe(200);
+    expect((await get('/api/list', { noToken: true, headers: jar })).status).toBe(200);
+    expect((await showTest('sb.litmus', { noToken: true, headers: jar })).status).toBe(200);
+  });
+
+  it('lists the tests under its folder, and not those symlinks or hard links lead out to, nor other files', async () => {
     const l = JSON.parse((await get('/api/list')).body) as { tests: { path: string }[]; suites: { dir: string; title: string }[] };
-    expect(l.tests.map((t) => t.path).sort()).toEqual(['mp.litmus', 'sb.litmus', 'suite/a-new.litmus', 'suite/a-old.litmus', 'ts/suite.ts#mp-base', 'ts/suite.ts#mp-fixed']);
+    expect(l.tests.map((t) => t.path).sort()).toEqual(['alias.litmus', 'mp.litmus', 'sb.litmus', 'suite/a-new.litmus', 'suite/a-old.litmus', 'ts/suite.ts#mp-base', 'ts/suite.ts#mp-fixed']);
     expect(l.suites).toEqual([
       expect.objectContaining({ dir: 'suite', title: 'A small suite' }),
       expect.objectContaining({ dir: 'ts/suite.ts', title: 'MP as TypeScript', tests: [
@@ -161,41 +270,67 @@ describe('litmus serve', () => {
     ]);
   });
 
-  it('answers 404 for "..", absolute paths and symlinks that lead out', async () => {
-    expect((await get('/files/sb.litmus')).body).toBe(SB);
-    for (const p of [
-      '/files/../outside/secret.litmus',
-      '/files/%2e%2e/outside/secret.litmus',
-      '/files/..%2Foutside%2Fsecret.litmus',
-      '/files//etc/passwd',
-      '/files/%2Fetc%2Fpasswd',
-      '/files/link.litmus',
-      '/files/linkdir/secret.litmus',
-      '/files/suite/../sb.litmus',
-      '/files/./sb.litmus',
-      '/api/test?path=../outside/secret.litmus',
-      '/api/test?path=%2Fetc%2Fpasswd',
-      '/api/test?path=link.litmus',
-      '/api/test?path=linkdir%2Fsecret.litmus',
-      '/api/suite?dir=..',
-      '/api/suite?dir=..%2Fsuite.ts',
-      '/api/test?path=ts%2Fsuite.ts%23nosuch',
-      '/api/test?path=..%2Fts%2Fsuite.ts%23mp-base',
-      '/api/test?path=linkdir%2Fsuite.ts%23mp-base',
-    ]) {
+  it('serves no file as such: tests only through their views, and 404 for "..", absolute paths, links that lead out and other files', async () => {
+    for (const p of ['/files/sb.litmus', '/files/notes.txt', '/files/../outside/id_rsa', '/sb.litmus', '/notes.txt', '/ts/suite.ts', '/static/../sb.litmus']) {
       const r = await get(p);
       expect(r.status, p).toBe(404);
-      expect(r.body, p).not.toContain('secret');
+      expect(r.body, p).not.toContain('C SB');
     }
+    expect(JSON.parse((await showTest('alias.litmus')).body).source).toBe(SB);
+    for (const path of [
+      '../outside/secret.litmus',
+      '/etc/passwd',
+      '/tmp',
+      'link.litmus',
+      'linkdir/secret.litmus',
+      'key.litmus',
+      'hardkey.litmus',
+      'notes.litmus',
+      'notes.txt',
+      'ts/base.ts',
+      'ts/suite.ts',
+      'suite/suite.json',
+      'suite/../sb.litmus',
+      './sb.litmus',
+      'ts/suite.ts#nosuch',
+      '../ts/suite.ts#mp-base',
+      'linkdir/suite.ts#mp-base',
+    ]) {
+      const r = await showTest(path);
+      expect(r.status, path).toBe(404);
+      expect(r.body, path).not.toContain('secret');
+    }
+    for (const dir of ['..', '../suite.ts', 'linkdir/suite.ts']) expect((await showSuite(dir)).status, dir).toBe(404);
   });
 
   it('answers only requests addressed to its own host name (no DNS rebinding)', async () => {
-    expect((await raw('GET', '/api/list', undefined, { Host: 'attacker.example:80' })).status).toBe(421);
-    expect((await raw('GET', '/api/list', undefined, { Host: `localhost:${port}` })).status).toBe(200);
+    expect((await get('/api/list', { headers: { Host: 'attacker.example:80' } })).status).toBe(421);
+    expect((await get('/api/list', { headers: { Host: `attacker.example:${port}` } })).status).toBe(421);
+    expect((await get('/api/list', { headers: { Host: `localhost:${port}` } })).status).toBe(200);
+    expect((await get('/api/list', { headers: { Host: `[::1]:${port}` } })).status).toBe(200);
+  });
+
+  it('runs a check only on a POST from its own page: a GET of one is 405, a foreign or absent Origin 403', async () => {
+    for (const p of ['/api/check', '/api/test?path=sb.litmus', '/api/suite?dir=suite', '/api/save']) {
+      const r = await get(p);
+      expect(r.status, p).toBe(405);
+      expect(r.headers.allow).toBe('POST');
+    }
+    const before = snapshot(join(root, '..'));
+    for (const origin of ['http://attacker.example', `http://localhost:${port + 1}`, 'null', `https://127.0.0.1:${port}`, undefined]) {
+      const ask: Ask = origin === undefined ? { noOrigin: true } : { headers: { Origin: origin } };
+      expect((await post('/api/check', { source: SB }, ask)).status, origin).toBe(403);
+      expect((await showTest('sb.litmus', ask)).status, origin).toBe(403);
+      expect((await post('/api/suite', { dir: 'suite' }, ask)).status, origin).toBe(403);
+      expect((await post('/api/save', { path: 'sb.litmus', source: 'C pwned\n' }, ask)).status, origin).toBe(403);
+    }
+    expect(snapshot(join(root, '..'))).toBe(before);
+    // Its own origin under another of its names.
+    expect((await post('/api/check', { source: SB }, { headers: { Host: `localhost:${port}`, Origin: `http://localhost:${port}` } })).status).toBe(200);
   });
 
   it('shows a test: source, states, each witness as a picture with its trace', async () => {
-    const r = JSON.parse((await get('/api/test?path=sb.litmus')).body);
+    const r = JSON.parse((await showTest('sb.litmus')).body);
     expect(r.source).toBe(SB);
     expect(r.view.observation).toBe('Sometimes');
     expect(r.view.states).toHaveLength(4);
@@ -205,20 +340,20 @@ describe('litmus serve', () => {
   });
 
   it('shows the forbidden candidate of a Never with its cycle', async () => {
-    const r = JSON.parse((await get('/api/test?path=mp.litmus')).body);
+    const r = JSON.parse((await showTest('mp.litmus')).body);
     expect(r.view.observation).toBe('Never');
     expect(r.view.forbidden.picture).toContain('hb: po-rel');
     expect(r.view.forbidden.trace).toContain('the hb cycle');
   });
 
   it('checks a suite: its rows and the verdict on the version under review', async () => {
-    const r = JSON.parse((await get('/api/suite?dir=suite')).body);
+    const r = JSON.parse((await showSuite('suite')).body);
     expect(r.rows.map((x: { test: string; verdict: string }) => `${x.test} ${x.verdict}`).sort()).toEqual(['a-new Never', 'a-old Sometimes']);
     expect(r.verdict).toContain('Version "new" (under review): the stale read is impossible');
   });
 
   it('checks a TypeScript suite: its grid rows and the verdict on the version under review', async () => {
-    const r = JSON.parse((await get('/api/suite?dir=ts%2Fsuite.ts')).body);
+    const r = JSON.parse((await showSuite('ts/suite.ts')).body);
     expect(r.title).toBe('MP as TypeScript');
     expect(r.rows.map((x: { test: string; version: string; scenario: string; verdict: string }) => `${x.test} ${x.version} ${x.scenario} ${x.verdict}`)).toEqual([
       'mp-base base mp Sometimes',
@@ -228,7 +363,7 @@ describe('litmus serve', () => {
   });
 
   it('shows a test of a TypeScript suite as the C it is inlined into, read-only, with its pictures', async () => {
-    const r = JSON.parse((await get('/api/test?path=ts%2Fsuite.ts%23mp-base')).body);
+    const r = JSON.parse((await showTest('ts/suite.ts#mp-base')).body);
     expect(r.readOnly).toBe(true);
     expect(r.source).toMatch(/^C mp-base\n/);
     expect(r.source).toContain(' * Version: base\n * Scenario: mp: the reader sees the flag but not the data');
@@ -237,23 +372,73 @@ describe('litmus serve', () => {
     expect(r.view.witnesses[0].picture).toMatch(/^<svg /);
   });
 
-  it('writes nothing while browsing and checking; saves only .litmus files inside its folder', async () => {
+  it('writes nothing while browsing and checking; saves only .litmus files inside its folder, never through a link', async () => {
     const before = snapshot(join(root, '..'));
-    await get('/api/test?path=sb.litmus');
+    await showTest('sb.litmus');
     await post('/api/check', { source: SB.replace('C SB', 'C SB2') });
-    await get('/api/suite?dir=ts%2Fsuite.ts');
-    for (const path of ['../outside/new.litmus', '/tmp/new.litmus', 'link.litmus', 'linkdir/secret.litmus', 'dangling.litmus', 'sb.txt', 'nofolder/x.litmus', 'suite/../sb.litmus', 'ts/suite.ts', 'ts/suite.ts#mp-base']) {
+    await showSuite('ts/suite.ts');
+    const refusals: [string, number, RegExp][] = [
+      ['../outside/new.litmus', 404, /only a \.litmus file under the folder/],
+      ['/tmp/new.litmus', 404, /only a \.litmus file/],
+      ['linkdir/secret.litmus', 404, /only a \.litmus file under the folder/],
+      ['sb.txt', 404, /only a \.litmus file/],
+      ['notes.txt', 404, /only a \.litmus file/],
+      ['nofolder/x.litmus', 404, /no such folder/],
+      ['suite/../sb.litmus', 404, /only a \.litmus file/],
+      ['ts/suite.ts', 404, /only a \.litmus file/],
+      ['ts/suite.ts#mp-base', 404, /only a \.litmus file/],
+      // Symlinks, to a file outside, to a non-test, to a test inside, to nothing yet: never written through.
+      ['link.litmus', 403, /symbolic link/],
+      ['key.litmus', 403, /symbolic link/],
+      ['notes.litmus', 403, /symbolic link/],
+      ['alias.litmus', 403, /symbolic link/],
+      ['dangling.litmus', 403, /symbolic link/],
+      // A hard link: the key outside has another name in the folder.
+      ['hardkey.litmus', 403, /hard link/],
+    ];
+    for (const [path, status, why] of refusals) {
       const r = await post('/api/save', { path, source: 'C pwned\n' });
-      expect(r.status, path).toBe(404);
+      expect(r.status, path).toBe(status);
+      expect(r.body, path).toMatch(why);
+      expect(r.body, path).not.toContain(root);
     }
     expect(snapshot(join(root, '..'))).toBe(before);
+    expect(readFileSync(join(outside, 'id_rsa'), 'utf8')).toBe('PRIVATE KEY secret\n');
     const edited = SB.replace('C SB', 'C SB-edited');
     expect((await post('/api/save', { path: 'sb.litmus', source: edited })).status).toBe(200);
     expect(readFileSync(join(root, 'sb.litmus'), 'utf8')).toBe(edited);
     expect((await post('/api/save', { path: 'suite/new.litmus', source: edited })).status).toBe(200);
     expect(readFileSync(join(root, 'suite', 'new.litmus'), 'utf8')).toBe(edited);
+    // Shorter than what it replaces: nothing of the old text is left.
+    expect((await post('/api/save', { path: 'sb.litmus', source: 'C x\n' })).status).toBe(200);
+    expect(readFileSync(join(root, 'sb.litmus'), 'utf8')).toBe('C x\n');
     writeFileSync(join(root, 'sb.litmus'), SB);
     rmSync(join(root, 'suite', 'new.litmus'));
+  });
+
+  it('answers a body that is not a JSON object with 400 and says what to send', async () => {
+    for (const body of ['null', '[]', '"sb.litmus"', '42', 'true']) {
+      for (const p of ['/api/check', '/api/save', '/api/test', '/api/suite']) {
+        const r = await raw('POST', p, body);
+        expect(r.status, `${p} ${body}`).toBe(400);
+        expect(r.body).toMatch(/^send a JSON object \("/);
+      }
+    }
+    expect((await post('/api/save', { path: 'sb.litmus', source: 7 })).body).toBe('no "source"\n');
+    expect((await post('/api/save', { source: SB })).body).toBe('no "path" to save to\n');
+  });
+
+  it('refuses a name too long with 400, and no answer names the folder\'s absolute path', async () => {
+    for (const path of [`${'a'.repeat(300)}.litmus`, `suite/${'b'.repeat(256)}.litmus`, `${'c/'.repeat(600)}x.litmus`]) {
+      const r = await post('/api/save', { path, source: SB });
+      expect(r.status).toBe(400);
+      expect(r.body).toMatch(/name too long/);
+      expect(r.body).not.toContain(root);
+      expect(r.body).not.toContain(tmpdir());
+      const shown = await showTest(path);
+      expect(shown.status).toBe(404);
+      expect(shown.body).not.toContain(tmpdir());
+    }
   });
 
   it('checks a pasted test; bad input is one line, as on the command line', async () => {
@@ -266,7 +451,7 @@ describe('litmus serve', () => {
   it('refuses request bodies over 256 KiB (413) and anything but JSON (415)', async () => {
     const big = 'x'.repeat(300 * 1024);
     expect((await raw('POST', '/api/check', JSON.stringify({ source: big }))).status).toBe(413);
-    expect((await raw('POST', '/api/check', 'source=1', { 'Content-Type': 'application/x-www-form-urlencoded' })).status).toBe(415);
+    expect((await raw('POST', '/api/check', 'source=1', { headers: { 'Content-Type': 'application/x-www-form-urlencoded' } })).status).toBe(415);
   });
 
   it('stops a runaway test at the --timeout and stays responsive meanwhile', async () => {
@@ -281,24 +466,111 @@ describe('litmus serve', () => {
   });
 });
 
+describe('litmus serve: listening on every address', () => {
+  let any: Served;
+  beforeAll(async () => {
+    any = await serve([root, '--host', '0.0.0.0', '--port', '0', '--allow-host', 'litmus.example']);
+  });
+  afterAll(() => any?.proc.kill('SIGTERM'));
+
+  it('still answers only its own names, its addresses and those allowed (no DNS rebinding)', async () => {
+    const to = { port: any.port, token: any.token };
+    expect(new URL(any.base).hostname).toBe('127.0.0.1');
+    for (const host of ['attacker.example', '0.0.0.0', 'litmus.example.attacker.example', 'localhost.attacker.example']) {
+      expect((await get('/api/list', { to, headers: { Host: `${host}:${any.port}` } })).status, host).toBe(421);
+      // Reads, checks and saves alike.
+      expect((await post('/api/save', { path: 'sb.litmus', source: 'C pwned\n' }, { to, headers: { Host: `${host}:${any.port}`, Origin: `http://${host}:${any.port}` } })).status, host).toBe(421);
+    }
+    expect((await get('/api/list', { to, headers: { Host: `localhost:${any.port + 1}` } })).status).toBe(421);
+    for (const host of ['127.0.0.1', 'localhost', 'LOCALHOST', 'litmus.example']) {
+      expect((await get('/api/list', { to, headers: { Host: `${host}:${any.port}` } })).status, host).toBe(200);
+    }
+    expect(readFileSync(join(root, 'sb.litmus'), 'utf8')).toBe(SB);
+  });
+});
+
+describe('litmus serve: work that is abandoned, too much, or never ends', () => {
+  let slow: Served;
+  let tmp: string;
+  beforeAll(async () => {
+    tmp = mkdtempSync(join(tmpdir(), 'litmus-serve-slow-'));
+    writeFileSync(join(tmp, 'sb.litmus'), SB);
+    // A check here runs for ten minutes unless its client's going away ends it.
+    slow = await serve([tmp, '--port', '0', '--timeout', '600000']);
+  });
+  afterAll(() => {
+    slow?.proc.kill('SIGTERM');
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('drops a check whose client hung up, running or queued: the next check is answered', async () => {
+    const to = { port: slow.port, token: slow.token };
+    // Both threads busy and one more waiting, for ten minutes each.
+    const hung = [0, 1, 2].map(() => hangingCheck(runaway(), to));
+    await waitForStatus(to, (s) => s.running === 2 && s.queued === 1);
+    for (const h of hung) h.hangUp();
+    expect(await waitForStatus(to, (s) => s.running === 0 && s.queued === 0)).toEqual({ threads: 2, running: 0, queued: 0, maxQueue: 64 });
+    const r = JSON.parse((await showTest('sb.litmus', { to })).body);
+    expect(r.view.observation).toBe('Sometimes');
+  });
+
+  it('stops on SIGTERM, with checks running', async () => {
+    const p = await serve([tmp, '--port', '0', '--timeout', '600000']);
+    hangingCheck(runaway(), p);
+    await waitForStatus(p, (s) => s.running === 1);
+    p.proc.kill('SIGTERM');
+    expect(await exited(p.proc)).toBe(0);
+  });
+
+  it('stops on SIGINT, while a suite whose inlining grows exponentially is being read', async () => {
+    const dir = join(tmp, 'exp');
+    exponentialSuite(dir);
+    const p = await serve([dir, '--port', '0']);
+    const list = get('/api/list', { to: p }).catch(() => undefined);
+    await waitForStatus(p, (s) => s.running === 1);
+    // The server's own thread is free meanwhile: it answers at once.
+    expect((await get('/static/app.css', { to: p })).status).toBe(200);
+    p.proc.kill('SIGINT');
+    expect(await exited(p.proc)).toBe(0);
+    await list;
+  });
+
+  it('refuses a --timeout beyond what a timer can wait (2^31-1 ms), with a message', async () => {
+    const p = spawn(process.execPath, [CLI, 'serve', tmp, '--port', '0', '--timeout', '3000000000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    p.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    expect(await exited(p)).toBe(2);
+    expect(err).toBe('litmus serve: --timeout takes at most 2147483647 ms (about 24 days), not 3000000000; 0 is no limit\n');
+  });
+});
+
 describe('litmus serve: the bundled suites', () => {
   it('are listed with their tests when the bundled folder is served', async () => {
-    const { listing } = await import('../src/serve/server.js');
-    const l = await listing(join(ROOT, 'litmus'));
-    const nfs = l.suites.find((x) => x.dir === 'clear_invalid_mapping/suite.ts');
-    expect(nfs?.title).toBe('nfs_clear_invalid_mapping: can the lockless fast path skip a required invalidation?');
-    expect(nfs?.tests).toHaveLength(24);
-    expect(nfs?.tests[0]).toEqual({ path: 'clear_invalid_mapping/suite.ts#s1-publish-pre', name: 's1-publish-pre', meta: { version: 'pre', scenario: 's1-publish' } });
-    expect(l.suites.map((x) => x.dir).sort()).toEqual(['clear_invalid_mapping/suite.ts', 'nfsd_io_stats/suite.ts', 'sb_iostats/suite.ts']);
-    expect(l.tests.filter((t) => t.path.startsWith('sb_iostats/suite.ts#irq-same-cpu-raw-')).map((t) => t.meta?.scenario)).toEqual([
-      'irq-same-cpu (interrupt before)', 'irq-same-cpu (interrupt at irq_window 1)', 'irq-same-cpu (interrupt after)',
-    ]);
+    const { listing } = (await import(pathToFileURL(join(ROOT, 'dist', 'src', 'serve', 'server.js')).href)) as typeof import('../src/serve/server.js');
+    const { Checker } = (await import(pathToFileURL(join(ROOT, 'dist', 'src', 'serve', 'checker.js')).href)) as typeof import('../src/serve/checker.js');
+    const checker = new Checker({ limits: { model: 'lkmm', maxExecutions: 1_000_000, timeoutMs: 60_000 } });
+    try {
+      const l = await listing(join(ROOT, 'litmus'), checker);
+      if (l === 'busy') throw new Error('busy');
+      const nfs = l.suites.find((x) => x.dir === 'clear_invalid_mapping/suite.ts');
+      expect(nfs?.title).toBe('nfs_clear_invalid_mapping: can the lockless fast path skip a required invalidation?');
+      expect(nfs?.tests).toHaveLength(24);
+      expect(nfs?.tests[0]).toEqual({ path: 'clear_invalid_mapping/suite.ts#s1-publish-pre', name: 's1-publish-pre', meta: { version: 'pre', scenario: 's1-publish' } });
+      expect(l.suites.map((x) => x.dir).sort()).toEqual(['clear_invalid_mapping/suite.ts', 'nfsd_io_stats/suite.ts', 'sb_iostats/suite.ts']);
+      expect(l.tests.filter((t) => t.path.startsWith('sb_iostats/suite.ts#irq-same-cpu-raw-')).map((t) => t.meta?.scenario)).toEqual([
+        'irq-same-cpu (interrupt before)', 'irq-same-cpu (interrupt at irq_window 1)', 'irq-same-cpu (interrupt after)',
+      ]);
+    } finally {
+      await checker.close();
+    }
   });
 });
 
 describe('litmus serve: the checking threads', () => {
+  const load = async () => (await import(pathToFileURL(join(ROOT, 'dist', 'src', 'serve', 'checker.js')).href)) as typeof import('../src/serve/checker.js');
+
   it('end a check that outlives the limits and answer for it, then check again', async () => {
-    const { Checker } = (await import(pathToFileURL(join(ROOT, 'dist', 'src', 'serve', 'checker.js')).href)) as typeof import('../src/serve/checker.js');
+    const { Checker } = await load();
     const checker = new Checker({ limits: { model: 'lkmm', maxExecutions: 1_000_000, timeoutMs: 1 }, threads: 1, graceMs: 0 });
     try {
       const stopped = await checker.check(runaway(), 'big.litmus', true);
@@ -311,13 +583,61 @@ describe('litmus serve: the checking threads', () => {
     }
   });
 
+  it('read a suite in a thread, under the same limits: one that cannot be lowered in time is stopped and says so', async () => {
+    const { Checker } = await load();
+    const dir = mkdtempSync(join(tmpdir(), 'litmus-serve-exp-'));
+    exponentialSuite(dir);
+    const checker = new Checker({ limits: { model: 'lkmm', maxExecutions: 1_000_000, timeoutMs: 1 }, threads: 1, graceMs: 0 });
+    try {
+      const read = await checker.lower(dir, join(dir, 'suite.ts'), 'exp/suite.ts');
+      expect(read).toEqual({ dir: 'exp/suite.ts', title: 'exp/suite.ts', tests: [], texts: [], config: {}, error: 'exp/suite.ts: reading the suite stopped after 1 ms (--timeout 1)' });
+      expect((await checker.check(SB, 'sb.litmus', false))?.error).toMatch(/^sb\.litmus: (exploration )?stopped after 1 ms/);
+    } finally {
+      await checker.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('stop at --max-executions, as check does', async () => {
-    const { Checker } = (await import(pathToFileURL(join(ROOT, 'dist', 'src', 'serve', 'checker.js')).href)) as typeof import('../src/serve/checker.js');
+    const { Checker } = await load();
     const checker = new Checker({ limits: { model: 'lkmm', maxExecutions: 2, timeoutMs: 60_000 }, threads: 1 });
     try {
       expect((await checker.check(SB, 'sb.litmus', true))?.error).toBe('sb.litmus: more than 2 candidate executions (--max-executions)');
     } finally {
       await checker.close();
+    }
+  });
+
+  it('refuse a check when the queue is full, and take the next from the request that has had the fewest', async () => {
+    const { Checker } = await load();
+    const checker = new Checker({ limits: { model: 'lkmm', maxExecutions: 1_000_000, timeoutMs: 60_000 }, threads: 1, maxQueue: 3 });
+    try {
+      const grid = {};
+      const one = {};
+      const done: string[] = [];
+      const ask = (name: string, owner: object) => checker.check(SB, name, false, undefined, owner)?.then(() => done.push(name));
+      // The grid's first check runs; its next two wait, then one test's check comes.
+      const all = [ask('grid-1', grid), ask('grid-2', grid), ask('grid-3', grid), ask('one', one)];
+      expect(checker.check(SB, 'too many', false)).toBeUndefined();
+      await Promise.all(all);
+      expect(done).toEqual(['grid-1', 'one', 'grid-2', 'grid-3']);
+    } finally {
+      await checker.close();
+    }
+  });
+});
+
+describe('litmus serve: a full queue', () => {
+  it('answers 503 with Retry-After', async () => {
+    const { startServer } = (await import(pathToFileURL(join(ROOT, 'dist', 'src', 'serve', 'server.js')).href)) as typeof import('../src/serve/server.js');
+    const s = await startServer({ root, port: 0, limits: { model: 'lkmm', maxExecutions: 1_000_000, timeoutMs: 60_000 }, maxQueue: 0, threads: 1 });
+    try {
+      const r = await post('/api/check', { source: SB }, { to: s });
+      expect(r.status).toBe(503);
+      expect(r.headers['retry-after']).toBe('5');
+      expect(r.body).toBe('too many checks waiting; try again in 5 s\n');
+    } finally {
+      await s.close();
     }
   });
 });

@@ -63,6 +63,7 @@ program
   .description('a local page: the tests of a folder (or a suite\'s grid), each with its pictures and traces, and an editor to re-check')
   .argument('[target]', 'a folder, a test file or a bundled suite name', '.')
   .option('--host <host>', 'address to listen on', '127.0.0.1')
+  .option('--allow-host <name>', 'also answer requests addressed to this host name or address (repeatable; the loopback names and the address listened on always are)', (v: string, all: string[] = []) => [...all, v])
   .option('--port <n>', 'port (0: any free one)', intArg('--port'), 7411)
   .option('-m, --model <name>', 'memory model: lkmm, sc, x86-tso', 'lkmm')
   .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll'), 2)

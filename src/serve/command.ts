@@ -4,10 +4,12 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { resolveInputs } from '../cli/inputs.js';
 import { getModel } from '../../models/index.js';
+import { MAX_TIMER_MS } from './checker.js';
 import { startServer } from './server.js';
 
 interface ServeFlags {
   host: string;
+  allowHost?: string[];
   port: number;
   model: string;
   unroll: number;
@@ -18,6 +20,11 @@ interface ServeFlags {
 export async function runServe(target: string, o: ServeFlags): Promise<number> {
   if (!getModel(o.model)) {
     console.error(`litmus: unknown model "${o.model}" (lkmm, sc, x86-tso)`);
+    return 2;
+  }
+  // A check's thread is ended by a timer, and Node's timers take at most 2^31-1 ms (a longer one fires at once).
+  if (o.timeout > MAX_TIMER_MS) {
+    console.error(`litmus serve: --timeout takes at most ${MAX_TIMER_MS} ms (about 24 days), not ${o.timeout}; 0 is no limit`);
     return 2;
   }
   // A path as given; else a name in the bundled litmus/ folder.
@@ -35,6 +42,7 @@ export async function runServe(target: string, o: ServeFlags): Promise<number> {
       host: o.host,
       port: o.port,
       open,
+      allowHosts: o.allowHost,
       limits: { model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout },
     });
     console.log(`litmus serve: ${s.url} (the tests under ${root}; Ctrl-C to stop)`);
@@ -42,6 +50,12 @@ export async function runServe(target: string, o: ServeFlags): Promise<number> {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
+    // Nothing runs on this thread but the server's own work, so the signal is seen at once; a second one, or
+    // threads slow to end, do not hold the exit up.
+    const force = () => process.exit(0);
+    process.once('SIGINT', force);
+    process.once('SIGTERM', force);
+    setTimeout(force, 3000).unref();
     await s.close();
     return 0;
   } catch (e) {

@@ -1,7 +1,8 @@
 // The page `litmus serve` serves: one HTML shell, its stylesheet and its
 // script (plain browser JavaScript, no framework, nothing loaded from
 // elsewhere). The script reads the server's JSON (server.ts) and draws the
-// list or suite grid, and each test's source, states, pictures and traces.
+// list or suite grid, and each test's source, states, pictures and traces;
+// whatever runs a check is a POST (the server refuses a GET of it).
 
 export const PAGE_HTML = `<!doctype html>
 <html lang="en">
@@ -123,7 +124,7 @@ export const PAGE_JS = String.raw`'use strict';
     var head = [el('h3', { text: s.title })];
     if (s.error) head.push(el('pre', { cls: 'error', text: s.error }));
     if (s.tests.length === 0) return el('section', { cls: 'suite' }, head);
-    getJSON('/api/suite?dir=' + encodeURIComponent(s.dir)).then(function (r) {
+    postJSON('/api/suite', { dir: s.dir }).then(function (r) {
       r.rows.forEach(function (row) {
         var td = cells[row.path];
         if (!td) return;
@@ -142,7 +143,7 @@ export const PAGE_JS = String.raw`'use strict';
     where.textContent = path;
     clear(main);
     main.appendChild(el('p', { text: 'Checking ' + path + '\u2026' }));
-    return getJSON('/api/test?path=' + encodeURIComponent(path)).then(function (t) { drawTest(t.path, t.source, t.view, t.readOnly); });
+    return postJSON('/api/test', { path: path }).then(function (t) { drawTest(t.path, t.source, t.view, t.readOnly); });
   }
 
   var NEW_TEST = 'C MP+new\n\n{}\n\nP0(int *x, int *y)\n{\n\tWRITE_ONCE(*x, 1);\n\tWRITE_ONCE(*y, 1);\n}\n\nP1(int *x, int *y)\n{\n\tint r0;\n\tint r1;\n\n\tr0 = READ_ONCE(*y);\n\tr1 = READ_ONCE(*x);\n}\n\nexists (1:r0=1 /\\ 1:r1=0)\n';
@@ -226,6 +227,8 @@ export const PAGE_JS = String.raw`'use strict';
     return t;
   }
 
+  // The token has been kept in a cookie: off the address bar (and out of the history) it goes.
+  if (location.search) history.replaceState(null, '', location.pathname + location.hash);
   window.addEventListener('hashchange', route);
   route();
 })();

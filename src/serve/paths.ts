@@ -1,11 +1,23 @@
-// Which files the page may read or write: only those under the folder it
-// was started on. A request names a file by a relative path with plain
-// segments; an absolute path, a ".." or "." segment, a backslash or NUL, or
-// a path whose real location (symlinks followed) is outside the folder is
-// refused, and the server answers 404 as if it did not exist.
+// Which files the page may read or write: only tests (`.litmus` files) and
+// TypeScript suites' entries (`suite.ts`) under the folder it was started
+// on, never any other file. A request names a file by a relative path with
+// plain segments; an absolute path, a ".." or "." segment, a backslash or
+// NUL, a path whose real location (symlinks followed) is outside the folder
+// or is not a test, something that is not a regular file (a FIFO, a
+// device), or a file with more than one name (a hard link: its other names
+// may be anywhere) is refused. A save never writes through a symlink, never
+// to a hard-linked file, only to a `.litmus` name in a folder under root.
+// Nothing here puts an absolute path in a message.
 
-import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, ftruncateSync, writeSync } from 'node:fs';
+import { basename, dirname, join, relative, sep } from 'node:path';
+
+/** The largest test or suite entry read (a test larger than this is not one a page can edit). */
+export const MAX_READ_BYTES = 4 * 1024 * 1024;
+
+/** The longest file name a save accepts, per segment and in all (bytes): beyond, file systems refuse it. */
+const MAX_SEGMENT_BYTES = 255;
+const MAX_PATH_BYTES = 1024;
 
 /** Whether `rel` is a plain relative path (a/b/c.litmus). */
 export function plainRelative(rel: string): boolean {
@@ -13,60 +25,146 @@ export function plainRelative(rel: string): boolean {
   return rel.split('/').every((s) => s !== '' && s !== '.' && s !== '..');
 }
 
+/** Whether a name is longer than a file system takes. */
+export function nameTooLong(rel: string): boolean {
+  return Buffer.byteLength(rel) > MAX_PATH_BYTES || rel.split('/').some((s) => Buffer.byteLength(s) > MAX_SEGMENT_BYTES);
+}
+
 function within(root: string, p: string): boolean {
   const r = relative(root, p);
   return r === '' || (!r.startsWith('..') && !r.startsWith(sep) && r.split(sep)[0] !== '..');
 }
 
-/** The real path of an existing file under `root` (itself a real path), or undefined. */
-export function readablePath(root: string, rel: string): string | undefined {
-  if (!plainRelative(rel)) return undefined;
-  const p = join(root, rel);
-  if (!existsSync(p)) return undefined;
-  const real = realpathSync(p);
-  if (!within(root, real) || !statSync(real).isFile()) return undefined;
+/** What may be read: a test, or a TypeScript suite's entry. */
+export type Readable = 'test' | 'suite';
+
+function kindOf(name: string): Readable | undefined {
+  if (name.endsWith('.litmus')) return 'test';
+  if (name === 'suite.ts') return 'suite';
+  return undefined;
+}
+
+/** The real path of a test or suite entry (of the kind `want`) under `root` (itself a real path) that `rel` names, or undefined. */
+export function readablePath(root: string, rel: string, want: Readable): string | undefined {
+  if (!plainRelative(rel) || nameTooLong(rel)) return undefined;
+  const kind = kindOf(basename(rel));
+  if (kind !== want) return undefined;
+  let real: string;
+  try {
+    real = realpathSync(join(root, rel));
+  } catch {
+    return undefined;
+  }
+  // A symlink may lead to another test under root, never out of it or to another kind of file.
+  if (!within(root, real) || kindOf(basename(real)) !== kind) return undefined;
+  const st = statSync(real, { throwIfNoEntry: false });
+  if (!st?.isFile() || st.nlink !== 1) return undefined;
   return real;
 }
 
-/**
- * Where a save of `rel` may write: a .litmus file whose folder exists under
- * `root` and which, if it exists, is a regular file under `root` too.
- */
-export function writablePath(root: string, rel: string): string | undefined {
-  if (!plainRelative(rel) || !rel.endsWith('.litmus')) return undefined;
-  const p = join(root, rel);
-  const dir = dirname(p);
-  if (!existsSync(dir) || !within(root, realpathSync(dir)) || !statSync(dir).isDirectory()) return undefined;
-  // A name that is there (even a dangling symlink) must be a file under root.
-  const present = (() => {
-    try {
-      lstatSync(p);
-      return true;
-    } catch {
-      return false;
+/** A test's text (see readablePath), or undefined; `tooBig` when it is over MAX_READ_BYTES. */
+export function readTest(root: string, rel: string): { text: string } | { tooBig: true } | undefined {
+  const real = readablePath(root, rel, 'test');
+  if (!real) return undefined;
+  let fd: number;
+  try {
+    // O_NOFOLLOW: not a symlink put in its place since; O_NONBLOCK: a FIFO put there does not hang the open.
+    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.nlink !== 1) return undefined;
+    if (st.size > MAX_READ_BYTES) return { tooBig: true };
+    const buf = Buffer.alloc(st.size);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, got);
+      if (n === 0) break;
+      got += n;
     }
-  })();
-  return present ? readablePath(root, rel) : p;
+    return { text: buf.subarray(0, got).toString('utf8') };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export type SaveRefusal = { status: 400 | 403 | 404; message: string };
+
+/**
+ * Writes `text` to the `.litmus` file `rel` names under `root`: a new file
+ * in a folder under root, or an existing regular file there with one name.
+ * Refusals say why with `rel` only, never an absolute path.
+ */
+export function saveTest(root: string, rel: string, text: string): SaveRefusal | undefined {
+  if (nameTooLong(rel)) return { status: 400, message: `${rel.slice(0, 60)}...: name too long (at most ${MAX_SEGMENT_BYTES} bytes a segment, ${MAX_PATH_BYTES} in all)` };
+  if (!plainRelative(rel) || !rel.endsWith('.litmus')) return { status: 404, message: `${rel}: only a .litmus file under the folder served can be saved` };
+  let dir: string;
+  try {
+    dir = realpathSync(dirname(join(root, rel)));
+  } catch {
+    return { status: 404, message: `${rel}: no such folder` };
+  }
+  if (!within(root, dir) || !statSync(dir).isDirectory()) return { status: 404, message: `${rel}: only a .litmus file under the folder served can be saved` };
+  const target = join(dir, basename(rel));
+  const present = lstatSync(target, { throwIfNoEntry: false });
+  if (present?.isSymbolicLink()) return { status: 403, message: `${rel}: a symbolic link; not written through` };
+  if (present && !present.isFile()) return { status: 403, message: `${rel}: not a regular file` };
+  if (present && present.nlink !== 1) return { status: 403, message: `${rel}: a hard link (the file has other names); not written` };
+  let fd: number;
+  try {
+    fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
+  } catch (e) {
+    return { status: 403, message: `${rel}: cannot be written (${(e as NodeJS.ErrnoException).code ?? 'error'})` };
+  }
+  try {
+    // What was opened, checked again: the name may have changed between the lstat and the open.
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.nlink !== 1) return { status: 403, message: `${rel}: not a regular file with one name; not written` };
+    ftruncateSync(fd, 0);
+    const buf = Buffer.from(text, 'utf8');
+    let put = 0;
+    while (put < buf.length) put += writeSync(fd, buf, put, buf.length - put, put);
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
- * The files under root whose names `keep` accepts, as relative paths, in
- * name order; symlinked folders are not entered, files leading out are left
- * out, at most `max` of them.
+ * The tests (or suite entries) under root that may be read (readablePath),
+ * as relative paths, in name order; symlinked folders are
+ * not entered, at most `max` of them.
  */
-export function filesUnder(root: string, max: number, keep: (name: string) => boolean): string[] {
+export function filesUnder(root: string, max: number, kind: Readable): string[] {
   const out: string[] = [];
   const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
+    let names: string[];
+    try {
+      names = readdirSync(dir).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
       if (out.length >= max) return;
       const p = join(dir, name);
-      if (lstatSync(p).isDirectory()) walk(p);
-      else if (keep(name)) {
+      const st = lstatSync(p, { throwIfNoEntry: false });
+      if (st?.isDirectory()) walk(p);
+      else if (kindOf(name) === kind) {
         const rel = relative(root, p).split(sep).join('/');
-        if (readablePath(root, rel)) out.push(rel);
+        if (readablePath(root, rel, kind)) out.push(rel);
       }
     }
   };
   walk(root);
   return out;
+}
+
+/**
+ * A message with every absolute path in it cut to its last name (.../name):
+ * for what an internal error says, which may name files anywhere.
+ */
+export function scrubPaths(message: string): string {
+  return message.replace(/(^|[\s'"`(=:,])\/(?:[^\s'"`():,/]+\/)+([^\s'"`():,/]*)/g, (_m, pre: string, last: string) => `${pre}.../${last}`);
 }

@@ -2,22 +2,34 @@
 // scenario-by-version grid), each test's witnesses and forbidden candidate
 // as pictures beside their traces, and an editor to change a test and check
 // it again. node:http only; the page's HTML, CSS and JS are ours (page.ts),
-// nothing is fetched from elsewhere. Safe to leave running: it listens on
-// 127.0.0.1 unless told otherwise, answers only requests addressed to the
-// host it listens on, reads only files under its folder (paths.ts), writes
-// only when the user saves a .litmus file there, bounds request bodies, and
-// checks in worker threads under the CLI's limits (checker.ts).
+// nothing is fetched from elsewhere.
+//
+// Who gets in: a request must carry the secret made at each start (the
+// `?token=` of the printed address, kept by the page in an HttpOnly,
+// SameSite=Strict cookie, or an X-Litmus-Token header), else 403; it must be
+// addressed to this host (its Host one of the loopback names, the address
+// listened on, or one given with --allow-host), else 421, whatever address
+// the server listens on; a check or a save must be a POST from the page's
+// own origin (Origin), else 403 (a GET of it: 405). What it serves: the page,
+// the list of tests and suites, and each test's text and view; it reads only
+// tests and suite entries (paths.ts) and writes only when the user saves a
+// .litmus file there. Work is bounded: request bodies, connections, and the
+// queue of checks (503 with Retry-After when full); checks and suite
+// readings run in worker threads under the CLI's limits (checker.ts) and are
+// dropped when their client goes away.
 
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { isIPv6, type AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import { realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { suiteConfig, suiteMeta, suiteVerdict, type SuiteConfig, type SuiteMeta, type SuiteRow } from '../report/suite.js';
 import { Checker } from './checker.js';
 import type { Limits } from './explain.js';
 import { PAGE_CSS, PAGE_HTML, PAGE_JS } from './page.js';
-import { filesUnder, readablePath, writablePath } from './paths.js';
-import { readServed, servedSuite, suiteTestPath, suiteTestText } from './suites.js';
+import { filesUnder, MAX_READ_BYTES, readablePath, readTest, saveTest, scrubPaths } from './paths.js';
+import { listed, suiteTestPath, type LoweredSuite, type ServedSuite, type ServedTest } from './suites.js';
 
 export interface ServeOptions {
   /** The folder served (its real path is used). */
@@ -26,8 +38,14 @@ export interface ServeOptions {
   /** 0: any free port. */
   port?: number;
   limits: Limits;
+  /** Host names (or addresses) accepted besides the loopback ones and the address listened on. */
+  allowHosts?: string[];
   /** Largest request body accepted, in bytes (default 256 KiB). */
   maxBody?: number;
+  /** Connections open at once (default 64); more are closed as they come. */
+  maxConnections?: number;
+  /** Checks waiting beyond which new ones get 503 (default 64). */
+  maxQueue?: number;
   /** A test to open first (relative to root). */
   open?: string;
   threads?: number;
@@ -35,92 +53,147 @@ export interface ServeOptions {
 }
 
 export interface RunningServer {
+  /** The address to open, with its token. */
   url: string;
+  /** The address without the token. */
+  origin: string;
+  token: string;
   port: number;
   server: Server;
   close(): Promise<void>;
 }
 
 const MAX_FILES = 20_000;
+/** What a 503 asks a client to wait before trying again, in seconds. */
+export const RETRY_AFTER_S = 5;
+const TOKEN_HEADER = 'x-litmus-token';
+
+/** One request's context: who asked (the queue is fair between requests) and whether its client is still there. */
+interface Asker {
+  signal: AbortSignal;
+}
+
+type Busy = 'busy';
 
 export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const root = realpathSync(opts.root);
   const host = opts.host ?? '127.0.0.1';
   const maxBody = opts.maxBody ?? 256 * 1024;
-  const checker = new Checker({ limits: opts.limits, threads: opts.threads, graceMs: opts.graceMs });
+  const token = randomBytes(32).toString('base64url');
+  const checker = new Checker({ limits: opts.limits, threads: opts.threads, graceMs: opts.graceMs, maxQueue: opts.maxQueue });
+  const hosts = acceptedHosts(host, opts.allowHosts ?? []);
   let port = opts.port ?? 0;
+  const cookieName = () => `litmus-token-${port}`;
   const server = createServer((req, res) => {
-    handle(req, res).catch((e: unknown) => send(res, 500, 'text/plain', `internal error: ${e instanceof Error ? e.message : String(e)}`));
+    handle(req, res).catch((e: unknown) => {
+      if (res.headersSent) res.destroy();
+      else send(res, 500, 'text/plain', `internal error: ${scrubPaths(e instanceof Error ? e.message : String(e))} (please report it)\n`);
+    });
   });
+  server.maxConnections = opts.maxConnections ?? 64;
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 60_000;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!hostAllowed(req.headers.host, host, port)) return send(res, 421, 'text/plain', 'unexpected Host header\n');
+    if (!hostAllowed(req.headers.host, hosts, port)) {
+      return send(res, 421, 'text/plain', 'this server does not answer to that Host (litmus serve --allow-host NAME accepts a name)\n');
+    }
     // The path as sent: URL parsing would resolve "..", and a request with ".." is refused, not resolved.
     const path = (req.url ?? '/').split('?')[0];
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (req.method === 'GET') {
-      if (path === '/') return send(res, 200, 'text/html; charset=utf-8', PAGE_HTML);
+    const given = url.searchParams.get('token');
+    const entering = req.method === 'GET' && path === '/' && given !== null && sameSecret(given, token);
+    if (!entering && !sameSecret(tokenOf(req, cookieName()), token)) {
+      return send(res, 403, 'text/plain', 'no or wrong token: open the address litmus serve printed (it ends in ?token=...)\n');
+    }
+    const route = ROUTES[path];
+    if (!route) return notFound(res);
+    if (req.method !== route.method) {
+      res.setHeader('Allow', route.method);
+      return send(res, 405, 'text/plain', `${path} takes ${route.method} only\n`);
+    }
+    // Dropped when the client goes away before its answer.
+    const gone = new AbortController();
+    res.on('close', () => {
+      if (!res.writableEnded) gone.abort();
+    });
+    const asker: Asker = { signal: gone.signal };
+    if (route.method === 'GET') {
+      if (path === '/') {
+        if (entering) res.setHeader('Set-Cookie', `${cookieName()}=${token}; HttpOnly; SameSite=Strict; Path=/`);
+        return send(res, 200, 'text/html; charset=utf-8', PAGE_HTML);
+      }
       if (path === '/static/app.js') return send(res, 200, 'text/javascript; charset=utf-8', PAGE_JS);
       if (path === '/static/app.css') return send(res, 200, 'text/css; charset=utf-8', PAGE_CSS);
-      if (path === '/api/list') return json(res, 200, await listing(root, opts.open));
-      if (path.startsWith('/files/')) {
-        const file = readablePath(root, safeDecode(path.slice('/files/'.length)));
-        if (!file) return notFound(res);
-        return send(res, 200, 'text/plain; charset=utf-8', readFileSync(file));
-      }
-      if (path === '/api/test') {
-        const rel = url.searchParams.get('path') ?? '';
-        const inSuite = suiteTestPath(rel);
-        if (inSuite) return suiteTest(res, rel, inSuite);
-        const file = readablePath(root, rel);
-        if (!file) return notFound(res);
-        const source = readFileSync(file, 'utf8');
-        const view = await checker.check(source, rel, true);
-        if (!view) return busy(res);
-        return json(res, 200, { path: rel, source, view });
-      }
-      if (path === '/api/suite') return suite(res, url.searchParams.get('dir') ?? '');
-      return notFound(res);
+      if (path === '/api/status') return json(res, 200, checker.status());
+      const l = await listing(root, checker, opts.open, asker);
+      return l === 'busy' ? busy(res) : json(res, 200, l);
     }
-    if (req.method === 'POST' && (path === '/api/check' || path === '/api/save')) {
-      if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return send(res, 415, 'text/plain', 'send JSON\n');
-      const body = await readBody(req, maxBody);
-      if (body === undefined) {
-        res.setHeader('Connection', 'close');
-        return send(res, 413, 'text/plain', `request body larger than ${maxBody} bytes\n`);
-      }
-      let data: { source?: unknown; path?: unknown };
-      try {
-        data = JSON.parse(body) as typeof data;
-      } catch {
-        return send(res, 400, 'text/plain', 'not JSON\n');
-      }
-      if (typeof data.source !== 'string') return send(res, 400, 'text/plain', 'no "source"\n');
-      if (path === '/api/check') {
-        const view = await checker.check(data.source, typeof data.path === 'string' ? data.path : 'edited test', true);
-        return view ? json(res, 200, { view }) : busy(res);
-      }
-      const target = typeof data.path === 'string' ? writablePath(root, data.path) : undefined;
-      if (!target) return notFound(res);
-      writeFileSync(target, data.source);
-      return json(res, 200, { saved: data.path });
+    if (req.headers.origin === undefined || req.headers.origin.toLowerCase() !== `http://${(req.headers.host ?? '').toLowerCase()}`) {
+      return send(res, 403, 'text/plain', 'refused: a check or a save must come from the page itself (its Origin header is missing or another site\'s)\n');
     }
-    return send(res, 405, 'text/plain', 'method not allowed\n');
+    if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return send(res, 415, 'text/plain', 'send JSON\n');
+    const body = await readBody(req, maxBody);
+    if (body === undefined) {
+      res.setHeader('Connection', 'close');
+      return send(res, 413, 'text/plain', `request body larger than ${maxBody} bytes\n`);
+    }
+    let data: unknown;
+    try {
+      data = JSON.parse(body);
+    } catch {
+      return send(res, 400, 'text/plain', 'not JSON\n');
+    }
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) return send(res, 400, 'text/plain', `send a JSON object (${route.fields})\n`);
+    const field = (name: string) => {
+      const v = (data as Record<string, unknown>)[name];
+      return typeof v === 'string' ? v : undefined;
+    };
+    if (path === '/api/test') {
+      const rel = field('path');
+      return rel === undefined ? send(res, 400, 'text/plain', 'no "path"\n') : showTest(res, rel, asker);
+    }
+    if (path === '/api/suite') {
+      const dir = field('dir');
+      return dir === undefined ? send(res, 400, 'text/plain', 'no "dir"\n') : suite(res, dir, asker);
+    }
+    const source = field('source');
+    if (source === undefined) return send(res, 400, 'text/plain', 'no "source"\n');
+    if (path === '/api/check') {
+      const view = await checker.check(source, field('path') ?? 'edited test', true, asker.signal, asker);
+      return view ? json(res, 200, { view }) : busy(res);
+    }
+    const target = field('path');
+    if (target === undefined) return send(res, 400, 'text/plain', 'no "path" to save to\n');
+    const refused = saveTest(root, target, source);
+    if (refused) return send(res, refused.status, 'text/plain', `${refused.message}\n`);
+    return json(res, 200, { saved: target });
   }
 
-  /** A test of a TypeScript suite: the C it is inlined into (read-only: it is written in the suite's modules). */
-  async function suiteTest(res: ServerResponse, rel: string, at: { entry: string; name: string }): Promise<void> {
-    const read = await readServed(root, at.entry);
-    const t = read?.suite?.tests.find((x) => x.test.name === at.name);
-    if (!t) return notFound(res);
-    const source = suiteTestText(t);
-    const view = await checker.check(source, rel, true);
+  /** A test's text and view: a .litmus file, or a test of a TypeScript suite (read-only: it is written in the suite's modules). */
+  async function showTest(res: ServerResponse, rel: string, asker: Asker): Promise<void> {
+    const inSuite = suiteTestPath(rel);
+    let source: string;
+    if (inSuite) {
+      const read = await servedSuite(root, checker, inSuite.entry, asker);
+      if (read === 'busy') return busy(res);
+      const i = read?.tests.findIndex((t) => t.name === inSuite.name) ?? -1;
+      if (!read || i < 0) return notFound(res);
+      source = read.texts[i];
+    } else {
+      const read = readTest(root, rel);
+      if (!read) return notFound(res);
+      if ('tooBig' in read) return send(res, 413, 'text/plain', `${rel}: larger than ${MAX_READ_BYTES} bytes\n`);
+      source = read.text;
+    }
+    const view = await checker.check(source, rel, true, asker.signal, asker);
     if (!view) return busy(res);
-    return json(res, 200, { path: rel, source, view, readOnly: true });
+    return json(res, 200, { path: rel, source, view, ...(inSuite ? { readOnly: true } : {}) });
   }
 
-  async function suite(res: ServerResponse, dir: string): Promise<void> {
-    const found = await suiteItems(dir);
+  async function suite(res: ServerResponse, dir: string, asker: Asker): Promise<void> {
+    const found = await suiteItems(dir, asker);
+    if (found === 'busy') return busy(res);
     if (!found) return notFound(res);
     const { items, config } = found;
     // As many at a time as there are checking threads, in the suite's order.
@@ -128,11 +201,11 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     let next = 0;
     let refused = false;
     const lane = async () => {
-      while (next < items.length && !refused) {
+      while (next < items.length && !refused && !asker.signal.aborted) {
         const i = next++;
         const t = items[i];
         const text = t.text();
-        const view = text !== undefined ? await checker.check(text, t.path, false) : { error: `${t.path}: gone` };
+        const view = text !== undefined ? await checker.check(text, t.path, false, asker.signal, asker) : { error: `${t.path}: gone` };
         if (!view) {
           refused = true;
           return;
@@ -154,19 +227,17 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   }
 
   /** A suite's tests with their texts: a TypeScript suite (dir is its suite.ts) or a folder of .litmus files. */
-  async function suiteItems(dir: string): Promise<{ title: string; config: SuiteConfig; items: (TestEntry & { text: () => string | undefined })[] } | undefined> {
+  async function suiteItems(dir: string, asker: Asker): Promise<{ title: string; config: SuiteConfig; items: (ServedTest & { text: () => string | undefined })[] } | undefined | Busy> {
     if (dir === 'suite.ts' || dir.endsWith('/suite.ts')) {
-      const read = await readServed(root, dir);
-      if (!read?.suite) return undefined;
-      const shown = servedSuite(dir, read);
-      const byName = new Map(read.suite.tests.map((t) => [t.test.name, t]));
-      return { title: shown.title, config: shown.config, items: shown.tests.map((t) => ({ ...t, text: () => suiteTestText(byName.get(t.name)!) })) };
+      const read = await servedSuite(root, checker, dir, asker);
+      if (read === 'busy' || !read) return read;
+      return { title: read.title, config: read.config, items: read.tests.map((t, i) => ({ ...t, text: () => read.texts[i] })) };
     }
-    const s = (await listing(root)).suites.find((x) => x.dir === dir);
+    const s = folderSuites(root, litmusTests(root)).find((x) => x.dir === dir);
     if (!s) return undefined;
     const items = s.tests.map((t) => ({ ...t, text: () => {
-      const file = readablePath(root, t.path);
-      return file ? readFileSync(file, 'utf8') : undefined;
+      const read = readTest(root, t.path);
+      return read && 'text' in read ? read.text : undefined;
     } }));
     return { title: s.title, config: suiteConfig(join(root, dir)), items };
   }
@@ -176,9 +247,11 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     server.listen(port, host, () => resolve());
   });
   port = (server.address() as AddressInfo).port;
-  const shown = host.includes(':') ? `[${host}]` : host;
+  const origin = `http://${shownHost(host)}:${port}/`;
   return {
-    url: `http://${shown}:${port}/`,
+    url: `${origin}?token=${token}`,
+    origin,
+    token,
     port,
     server,
     async close() {
@@ -189,61 +262,127 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   };
 }
 
-interface TestEntry {
-  path: string;
-  name: string;
-  meta: SuiteMeta;
-}
+/** The routes: each takes one method; a POST's body is a JSON object with these fields. */
+const ROUTES: Record<string, { method: 'GET' | 'POST'; fields?: string }> = {
+  '/': { method: 'GET' },
+  '/static/app.js': { method: 'GET' },
+  '/static/app.css': { method: 'GET' },
+  '/api/list': { method: 'GET' },
+  '/api/status': { method: 'GET' },
+  '/api/test': { method: 'POST', fields: '"path"' },
+  '/api/suite': { method: 'POST', fields: '"dir"' },
+  '/api/check': { method: 'POST', fields: '"source", and "path" to name it' },
+  '/api/save': { method: 'POST', fields: '"source" and "path"' },
+};
 
 export interface Listing {
   root: string;
   open?: string;
   tests: { path: string; name: string; meta?: SuiteMeta }[];
   /** Folders of .litmus files with suite headers (dir: the folder), and TypeScript suites (dir: their suite.ts). */
-  suites: { dir: string; title: string; tests: TestEntry[]; error?: string }[];
+  suites: ServedSuite[];
 }
 
-/**
- * The tests under root (symlinked folders are not entered), the folders that
- * are suites, and the TypeScript suites with their tests.
- */
-export async function listing(root: string, open?: string): Promise<Listing> {
-  const tests = filesUnder(root, MAX_FILES, (name) => name.endsWith('.litmus')).map((path) => {
-    const text = readFileSync(join(root, path), 'utf8');
-    return { path, name: basename(path, '.litmus'), meta: suiteMeta(text) };
+/** The .litmus tests under root (symlinked folders are not entered), with their suite headers. */
+function litmusTests(root: string): { path: string; name: string; meta?: SuiteMeta }[] {
+  return filesUnder(root, MAX_FILES, 'test').map((path) => {
+    const read = readTest(root, path);
+    return { path, name: basename(path, '.litmus'), meta: read && 'text' in read ? suiteMeta(read.text) : undefined };
   });
-  const byDir = new Map<string, TestEntry[]>();
+}
+
+/** The folders whose tests carry suite headers. */
+function folderSuites(root: string, tests: { path: string; name: string; meta?: SuiteMeta }[]): ServedSuite[] {
+  const byDir = new Map<string, ServedTest[]>();
   for (const t of tests) {
     if (!t.meta) continue;
     const d = dirname(t.path);
     const dir = d === '.' ? '' : d;
     byDir.set(dir, [...(byDir.get(dir) ?? []), { path: t.path, name: t.name, meta: t.meta }]);
   }
-  const suites: Listing['suites'] = [...byDir].map(([dir, ts]) => ({ dir, title: suiteConfig(join(root, dir)).title ?? (basename(join(root, dir)) || basename(root)), tests: ts }));
-  for (const entry of filesUnder(root, MAX_FILES, (name) => name === 'suite.ts')) {
-    const read = await readServed(root, entry);
-    if (!read) continue;
-    const { dir, title, tests: ts, error } = servedSuite(entry, read);
-    suites.push({ dir, title, tests: ts, ...(error ? { error } : {}) });
-    tests.push(...ts);
-  }
-  return { root: basename(root), open, tests, suites };
+  return [...byDir].map(([dir, ts]) => {
+    const config = suiteConfig(join(root, dir));
+    return { dir, title: config.title ?? (basename(join(root, dir)) || basename(root)), tests: ts, config };
+  });
 }
 
-/** Only requests addressed to us: a page elsewhere cannot reach the server by rebinding a name to 127.0.0.1. */
-function hostAllowed(header: string | undefined, host: string, port: number): boolean {
+/** A TypeScript suite under root, read in a checking thread; undefined if `entry` names none there. */
+async function servedSuite(root: string, checker: Checker, entry: string, asker: Asker): Promise<LoweredSuite | undefined | Busy> {
+  const file = readablePath(root, entry, 'suite');
+  if (!file) return undefined;
+  return (await checker.lower(root, file, entry, asker.signal, asker)) ?? 'busy';
+}
+
+/**
+ * The tests under root (symlinked folders are not entered), the folders that
+ * are suites, and the TypeScript suites with their tests (each read in a
+ * checking thread; one that cannot be read in time is listed with why).
+ */
+export async function listing(root: string, checker: Checker, open?: string, asker: Asker = { signal: new AbortController().signal }): Promise<Listing | Busy> {
+  const tests = litmusTests(root);
+  const suites = folderSuites(root, tests);
+  const read = await Promise.all(filesUnder(root, MAX_FILES, 'suite').map((entry) => servedSuite(root, checker, entry, asker)));
+  if (read.includes('busy')) return 'busy';
+  for (const s of read) {
+    if (!s || s === 'busy') continue;
+    suites.push(listed(s));
+    tests.push(...s.tests);
+  }
+  return { root: basename(root), open, tests, suites: suites.map(({ config: _config, ...s }) => s as ServedSuite) };
+}
+
+/** Whether an address is "any": listening on it accepts connections to every address of the host. */
+function isWildcard(host: string): boolean {
+  return host === '' || host === '0.0.0.0' || (isIPv6(host) && /^[0:]+$/.test(host));
+}
+
+/** The host part of the printed address. */
+function shownHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (isWildcard(host)) return '[::1]';
+  return isIPv6(host) ? `[${host}]` : host;
+}
+
+/**
+ * The names a request's Host may give: the loopback ones, the address
+ * listened on (for "any", every address of the host's interfaces), and those
+ * given with --allow-host. A page elsewhere that rebinds its own name to one
+ * of our addresses still sends its own name, and is refused.
+ */
+function acceptedHosts(host: string, extra: string[]): Set<string> {
+  const names = new Set(['localhost', '127.0.0.1', '[::1]']);
+  const add = (h: string) => names.add(isIPv6(h) ? `[${h.toLowerCase()}]` : h.toLowerCase());
+  if (isWildcard(host)) {
+    for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) add(a.address);
+  } else add(host);
+  for (const h of extra) add(h.replace(/^\[(.*)\]$/, '$1'));
+  return names;
+}
+
+function hostAllowed(header: string | undefined, names: Set<string>, port: number): boolean {
   if (!header) return false;
-  const loopback = host === '127.0.0.1' || host === '::1' || host === 'localhost';
-  if (!loopback) return true;
-  return [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`].includes(header.toLowerCase());
+  const m = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::(\d+))?$/i.exec(header);
+  if (!m) return false;
+  const given = m[2] === undefined ? 80 : Number(m[2]);
+  return given === port && names.has(m[1].toLowerCase());
 }
 
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return '';
+/** The token a request carries: its X-Litmus-Token header, else its cookie. */
+function tokenOf(req: IncomingMessage, cookie: string): string | undefined {
+  const header = req.headers[TOKEN_HEADER];
+  if (typeof header === 'string') return header;
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === cookie) return part.slice(eq + 1).trim();
   }
+  return undefined;
+}
+
+function sameSecret(given: string | undefined, token: string): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** The body as text, or undefined once it passes `max` bytes (the rest is not read). */
@@ -297,5 +436,6 @@ function notFound(res: ServerResponse): void {
 }
 
 function busy(res: ServerResponse): void {
-  send(res, 503, 'text/plain', 'too many checks waiting; try again\n');
+  res.setHeader('Retry-After', String(RETRY_AFTER_S));
+  send(res, 503, 'text/plain', `too many checks waiting; try again in ${RETRY_AFTER_S} s\n`);
 }
