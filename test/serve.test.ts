@@ -2,9 +2,10 @@
 // server process on 127.0.0.1 with an ephemeral port, over HTTP.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -150,6 +151,11 @@ async function waitForStatus(to: { port: number; token: string }, done: (s: { ru
   }
 }
 
+/** Waits until `done` holds (asked every 20 ms). */
+async function waitFor(done: () => Promise<boolean>): Promise<void> {
+  while (!(await done())) await new Promise((r) => setTimeout(r, 20));
+}
+
 /** The exit code of a process (or the signal that ended it). */
 const exited = (p: ChildProcess) => new Promise<number | string>((resolve) => p.on('exit', (code, sig) => resolve(code ?? sig ?? '')));
 
@@ -175,6 +181,7 @@ function snapshot(dir: string): string {
       const st = statSync(p, { throwIfNoEntry: false });
       if (!st) continue;
       if (st.isDirectory()) walk(p);
+      else if (!st.isFile()) out.push(`${p} (not a file)`);
       else out.push(`${p} ${st.mtimeMs} ${readFileSync(p, 'utf8').length}`);
     }
   };
@@ -205,6 +212,9 @@ beforeAll(async () => {
   symlinkSync(join(root, 'notes.txt'), join(root, 'notes.litmus'));
   // A symlink to a test inside the folder: read as that test, never written through.
   symlinkSync(join(root, 'sb.litmus'), join(root, 'alias.litmus'));
+  // A FIFO named as a test: opening it to read would wait for a writer.
+  execFileSync('mkfifo', [join(root, 'fifo.litmus')]);
+  symlinkSync('/dev/zero', join(root, 'zero.litmus'));
   mkdirSync(join(root, 'ts'));
   for (const [name, text] of Object.entries(TS_SUITE)) writeFileSync(join(root, 'ts', name), text);
   const s = await serve([root, '--port', '0', '--timeout', '300']);
@@ -287,6 +297,8 @@ describe('litmus serve', () => {
       'hardkey.litmus',
       'notes.litmus',
       'notes.txt',
+      'fifo.litmus',
+      'zero.litmus',
       'ts/base.ts',
       'ts/suite.ts',
       'suite/suite.json',
@@ -393,6 +405,8 @@ describe('litmus serve', () => {
       ['notes.litmus', 403, /symbolic link/],
       ['alias.litmus', 403, /symbolic link/],
       ['dangling.litmus', 403, /symbolic link/],
+      ['zero.litmus', 403, /symbolic link/],
+      ['fifo.litmus', 403, /not a regular file/],
       // A hard link: the key outside has another name in the folder.
       ['hardkey.litmus', 403, /hard link/],
     ];
@@ -598,6 +612,24 @@ describe('litmus serve: the checking threads', () => {
     }
   });
 
+  it('say where a suite cannot be read relative to the folder served, never by its absolute path', async () => {
+    const { Checker } = await load();
+    const dir = mkdtempSync(join(tmpdir(), 'litmus-serve-bad-'));
+    mkdirSync(join(dir, 'ts'));
+    for (const [name, text] of Object.entries(TS_SUITE)) writeFileSync(join(dir, 'ts', name), text);
+    writeFileSync(join(dir, 'ts', 'fixed.ts'), TS_SUITE['fixed.ts'].replace('smp_store_release(s.data, 1);', 'smp_store_release(s.data, Math.random());'));
+    const checker = new Checker({ limits: { model: 'lkmm', maxExecutions: 1_000_000, timeoutMs: 60_000 }, threads: 1 });
+    try {
+      const read = await checker.lower(dir, join(dir, 'ts', 'suite.ts'), 'ts/suite.ts');
+      expect(read?.tests.map((t) => t.name)).toEqual(['mp-base']);
+      expect(read?.error).toMatch(/^ts\/fixed\.ts:\d+:\d+: /);
+      expect(read?.error).not.toContain(dir);
+    } finally {
+      await checker.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('stop at --max-executions, as check does', async () => {
     const { Checker } = await load();
     const checker = new Checker({ limits: { model: 'lkmm', maxExecutions: 2, timeoutMs: 60_000 }, threads: 1 });
@@ -627,8 +659,25 @@ describe('litmus serve: the checking threads', () => {
   });
 });
 
-describe('litmus serve: a full queue', () => {
-  it('answers 503 with Retry-After', async () => {
+describe('litmus serve: bounded connections and queue', () => {
+  it('closes connections beyond its cap as they come', async () => {
+    const { startServer } = (await import(pathToFileURL(join(ROOT, 'dist', 'src', 'serve', 'server.js')).href)) as typeof import('../src/serve/server.js');
+    const s = await startServer({ root, port: 0, limits: { model: 'lkmm', maxExecutions: 1_000_000, timeoutMs: 60_000 }, maxConnections: 2, threads: 1 });
+    const idle = [connect(s.port, '127.0.0.1'), connect(s.port, '127.0.0.1')];
+    try {
+      await Promise.all(idle.map((c) => new Promise((r) => c.once('connect', r))));
+      await waitFor(async () => (await new Promise<number>((r) => s.server.getConnections((_e, n) => r(n)))) === 2);
+      await expect(get('/api/status', { to: s })).rejects.toThrow(/socket hang up|ECONNRESET/);
+      idle[0].destroy();
+      await waitFor(async () => (await new Promise<number>((r) => s.server.getConnections((_e, n) => r(n)))) === 1);
+      expect((await get('/api/status', { to: s })).status).toBe(200);
+    } finally {
+      for (const c of idle) c.destroy();
+      await s.close();
+    }
+  });
+
+  it('answers 503 with Retry-After when the queue is full', async () => {
     const { startServer } = (await import(pathToFileURL(join(ROOT, 'dist', 'src', 'serve', 'server.js')).href)) as typeof import('../src/serve/server.js');
     const s = await startServer({ root, port: 0, limits: { model: 'lkmm', maxExecutions: 1_000_000, timeoutMs: 60_000 }, maxQueue: 0, threads: 1 });
     try {

@@ -9,6 +9,7 @@ import { relative, sep } from 'node:path';
 import { printLitmus } from '../parse/printer.js';
 import type { SuiteConfig, SuiteMeta } from '../report/suite.js';
 import type { Suite, SuiteTest } from '../suite/read.js';
+import { scrubPaths } from './paths.js';
 
 export interface ServedTest {
   path: string;
@@ -53,7 +54,7 @@ export async function lowerSuite(root: string, file: string, entry: string): Pro
   try {
     s = await readSuite(file);
   } catch (e) {
-    if (e instanceof SuiteError) return unreadSuite(entry, `${relative(root, e.file).split(sep).join('/')}:${e.pos.line}:${e.pos.col}: ${e.message}`);
+    if (e instanceof SuiteError) return unreadSuite(entry, scrubPaths(`${relative(root, e.file).split(sep).join('/')}:${e.pos.line}:${e.pos.col}: ${e.message}`));
     throw e;
   }
   return {
@@ -62,7 +63,8 @@ export async function lowerSuite(root: string, file: string, entry: string): Pro
     tests: s.tests.map((t) => ({ path: `${entry}#${t.test.name}`, name: t.test.name, meta: metaOf(t) })),
     texts: s.tests.map(suiteTestText),
     config: { underReview: s.underReview, baseline: s.baseline, badOutcome: s.badOutcome },
-    error: s.unread.length ? s.unread.map((u) => u.error).join('\n') : undefined,
+    // Each says file:line:col with the file relative to the folder served (a file outside it by its name only).
+    error: s.unread.length ? s.unread.map((u) => scrubPaths(u.error.split(root + sep).join(''))).join('\n') : undefined,
   };
 }
 
