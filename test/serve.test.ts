@@ -630,6 +630,19 @@ describe('litmus serve: the checking threads', () => {
     }
   });
 
+  it('end a check whose heap outgrows its bound, say so, and check again', async () => {
+    const { Checker } = await load();
+    const n = 3000;
+    const wide = `C wide\n{ ${Array.from({ length: n }, (_, i) => `x${i}=0;`).join(' ')} }\nP0(${Array.from({ length: n }, (_, i) => `int *x${i}`).join(', ')})\n{\n${Array.from({ length: n }, (_, i) => `\tWRITE_ONCE(*x${i}, 1);`).join('\n')}\n}\nexists (x0=1)\n`;
+    const checker = new Checker({ limits: { model: 'lkmm', maxExecutions: 1_000_000, timeoutMs: 60_000 }, threads: 1, memoryMb: 16 });
+    try {
+      expect((await checker.check(wide, 'wide.litmus', true))?.error).toBe('wide.litmus: stopped: it needs more than 16 MB of memory');
+      expect((await checker.check(SB, 'sb.litmus', true))?.observation).toBe('Sometimes');
+    } finally {
+      await checker.close();
+    }
+  });
+
   it('stop at --max-executions, as check does', async () => {
     const { Checker } = await load();
     const checker = new Checker({ limits: { model: 'lkmm', maxExecutions: 2, timeoutMs: 60_000 }, threads: 1 });

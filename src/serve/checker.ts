@@ -2,8 +2,9 @@
 // thread: a few worker threads take tasks from a bounded queue. Each check
 // runs under the CLI's limits (--max-executions, --timeout); a task that
 // outlives --timeout by a grace period (the explanations get their own
-// bounded search) has its thread ended and replaced, so nothing a test or a
-// suite does can hang the server. A task whose client has gone (its signal
+// bounded search), or whose heap outgrows its bound, has its thread ended
+// and replaced, so nothing a test or a suite does can hang the server or
+// take all the machine's memory. A task whose client has gone (its signal
 // aborted) leaves the queue, or has its thread ended if it is running. The
 // queue is fair: the next task is taken from the request with the fewest
 // tasks running, then the fewest started (a suite's grid does not hold back
@@ -18,6 +19,9 @@ import { unreadSuite, type LoweredSuite } from './suites.js';
 /** The longest delay setTimeout keeps (2^31-1 ms, about 24.8 days): a longer one fires at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** A checking thread's heap bound, in MB. */
+const DEFAULT_MEMORY_MB = 2048;
+
 export interface CheckerOptions {
   limits: Limits;
   /** Worker threads (default 2). */
@@ -26,6 +30,8 @@ export interface CheckerOptions {
   maxQueue?: number;
   /** How long past --timeout a task may run before its thread is ended (default 10 s). */
   graceMs?: number;
+  /** The heap a thread may grow to, in MB (default 2048): beyond, the thread is ended and its task says so. */
+  memoryMb?: number;
 }
 
 export interface CheckerStatus {
@@ -132,7 +138,8 @@ export class Checker {
   }
 
   private spawn(): Slot {
-    const slot: Slot = { worker: new Worker(new URL('./check-worker.js', import.meta.url)) };
+    const memoryMb = this.opts.memoryMb ?? DEFAULT_MEMORY_MB;
+    const slot: Slot = { worker: new Worker(new URL('./check-worker.js', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: memoryMb } }) };
     slot.worker.on('message', (m: { id: number; answer?: unknown; failed?: string }) => {
       const job = slot.job;
       if (job?.id !== m.id) return;
@@ -141,8 +148,10 @@ export class Checker {
       this.settle(job, m.failed !== undefined ? job.fail(`${job.label}: cannot be read: ${scrubPaths(m.failed)}`) : m.answer);
       this.pump();
     });
-    slot.worker.on('error', (e) => {
-      void this.restart(slot, `${slot.job?.label ?? 'test'}: internal error: ${scrubPaths(e.message)} (please report it)`);
+    slot.worker.on('error', (e: Error & { code?: string }) => {
+      const label = slot.job?.label ?? 'test';
+      const why = e.code === 'ERR_WORKER_OUT_OF_MEMORY' ? `${label}: stopped: it needs more than ${memoryMb} MB of memory` : `${label}: internal error: ${scrubPaths(e.message)} (please report it)`;
+      void this.restart(slot, why);
     });
     slot.worker.unref();
     return slot;
