@@ -152,6 +152,7 @@ function orderedBeforeLaterWrites(th: Thread, pc: number, dst: number, strong: b
         meet(at + 1, out);
         break;
       case 'loopcheck':
+      case 'bound':
         meet(at + 1, out);
         break;
       case 'prim': {

@@ -392,6 +392,9 @@ export function analyseValues(prog: Program): ValueAnalysis {
             if (either || c.has(0)) join(ins.ifFalse, regs);
             break;
           }
+          case 'bound':
+            join(pc + 1, regs);
+            break;
           case 'loopcheck': {
             // Only iterations below the unrolling bound go on.
             const r = regs.slice();

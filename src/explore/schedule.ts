@@ -2,7 +2,7 @@
 // instructions between primitives. The choice depends on the state alone,
 // so each execution is built exactly once.
 
-import { evalPure, isSymbolic, type PrimInstr, type PureExpr } from '../program/program.js';
+import { evalPure, INDEX_FLAG, isSymbolic, type PrimInstr, type PureExpr } from '../program/program.js';
 import { execPrim } from './execute.js';
 import { breakDeadlock, pendingStillPossible } from './guesses.js';
 import { finish } from './outcomes.js';
@@ -114,6 +114,18 @@ function runLocal(s: ExploreState, u: number, ts: ThreadState): boolean {
         }
         ts.pc++;
         break;
+      case 'bound': {
+        if (usesSymbol(ins.index, ts)) return dropSymbolic(s);
+        const i = evalPure(ins.index, ts.regs);
+        if (i < 0 || i >= ins.size) {
+          // Flagged unless a guess still to be matched chose the index (such a branch may never complete).
+          if (s.pending.length === 0) s.flags.add(INDEX_FLAG);
+          prune(s);
+          return false;
+        }
+        ts.pc++;
+        break;
+      }
       case 'ctrlpush':
         s.trail.pushed(ts);
         ts.ctrlStack.push(ts.ctrl);

@@ -13,6 +13,7 @@ import { readHeader } from '../parse/header.js';
 import { printLitmus } from '../parse/printer.js';
 import { defName, lookupPrimitive } from '../events/primitives.js';
 import { herdType, isHerdReserved } from './herd7.js';
+import { flattenAggregates } from './flatten.js';
 import { herdFindings, refusals } from './lint.js';
 
 /** The herd7-readable text of a litmus test given as text (its header kept: comments and Key=Value lines). */
@@ -24,7 +25,7 @@ export function exportLitmus(text: string): string {
 
 /** The herd7-readable text of a test; `header` (comments before the initial state) replaces the Result: stub. */
 export function exportTest(test: LitmusTest, header?: string): string {
-  const lowered = lowerTest(test);
+  const lowered = lowerTest(flattenAggregates(test));
   const renames = reservedRenames(lowered);
   const out = renameTest(lowered, renames);
   const left = refusals(herdFindings(out));
@@ -102,6 +103,10 @@ function lowerExpr(e: Expr): Expr {
       return { ...e, arg: lowerExpr(e.arg) };
     case 'binary':
       return { ...e, left: lowerExpr(e.left), right: lowerExpr(e.right) };
+    case 'index':
+      return { ...e, base: lowerExpr(e.base), index: lowerExpr(e.index) };
+    case 'field':
+      return { ...e, base: lowerExpr(e.base) };
     case 'num':
     case 'name':
       return e;
@@ -151,6 +156,10 @@ function renameTest(t: LitmusTest, renames: Map<string, string>, seen: (n: strin
         return { ...e, arg: expr(e.arg) };
       case 'binary':
         return { ...e, left: expr(e.left), right: expr(e.right) };
+      case 'index':
+        return { ...e, base: expr(e.base), index: expr(e.index) };
+      case 'field':
+        return { ...e, base: expr(e.base) };
     }
   };
   const stmt = (s: Stmt): Stmt => {

@@ -36,8 +36,10 @@ export function herdFindings(test: LitmusTest, text?: string): Finding[] {
   const type = (t: string, pos: Pos, what: string) => {
     if (t && !isHerdType(t)) add(pos, `herd7 does not know the type "${t}" of ${what}`, true);
   };
+  for (const d of test.structs ?? []) add(d.pos, 'herd7\'s C has no structs: litmus export writes one variable per field', true);
   for (const it of test.init) {
-    name(it.name, it.pos);
+    if (it.dims || it.values || /[[.]/.test(it.name)) add(it.pos, 'herd7\'s C has no arrays or structs: litmus export writes one variable per element or field', true);
+    name(it.name.replace(/[[.].*$/, ''), it.pos);
     if (it.value?.kind === 'loc') name(it.value.name, it.pos);
     if (it.type && /\s/.test(it.type.replace(/\s*\*+$/, ''))) add(it.pos, `herd7's initial state takes a one-word type, not "${it.type}"`, true);
   }
@@ -49,9 +51,14 @@ export function herdFindings(test: LitmusTest, text?: string): Finding[] {
     const visitor = lintVisitor(add, name, type);
     for (const s of p.body) walkStmt(s, visitor);
   }
-  for (const l of test.locations) name(l.name, l.pos);
-  lintCond(test.condition, name);
-  if (test.filter) lintCond(test.filter, name);
+  // A condition or `locations` naming an element or a field (`a[1]`, `v.f`).
+  const leafName = (n: string, pos: Pos) => {
+    if (/[[.]/.test(n)) add(pos, `herd7 knows no "${n}": litmus export names each element and field as a variable`, true);
+    else name(n, pos);
+  };
+  for (const l of test.locations) leafName(l.name, l.pos);
+  lintCond(test.condition, leafName);
+  if (test.filter) lintCond(test.filter, leafName);
   if (text !== undefined) lintText(text, add);
   const note = (pos: Pos, message: string) => out.push({ pos, message, exportable: true, note: true });
   for (const p of test.processes) notesOfProcess(p, note);
@@ -162,6 +169,10 @@ function lintExpr(e: Expr, add: Add, name: Check, type: TypeCheck): void {
   switch (e.kind) {
     case 'num':
     case 'deref':
+      return;
+    case 'index':
+    case 'field':
+      add(e.pos, `herd7's C has no ${e.kind === 'index' ? 'arrays' : 'structs'}: litmus export writes one variable per ${e.kind === 'index' ? 'element' : 'field'}`, true);
       return;
     case 'name':
       name(e.name, e.pos);

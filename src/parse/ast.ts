@@ -14,7 +14,11 @@ export type Expr =
   | { kind: 'unary'; op: '-' | '!' | '~'; arg: Expr; pos: Pos }
   | { kind: 'binary'; op: BinOp; left: Expr; right: Expr; pos: Pos }
   | { kind: 'call'; name: string; args: Expr[]; pos: Pos }
-  | { kind: 'cast'; type: string; arg: Expr; pos: Pos };
+  | { kind: 'cast'; type: string; arg: Expr; pos: Pos }
+  /** `a[i]`: an element of an array (a location, as `*x` is). */
+  | { kind: 'index'; base: Expr; index: Expr; pos: Pos }
+  /** `v.f` (arrow false) or `p->f` (arrow true): a field of a struct (a location). */
+  | { kind: 'field'; base: Expr; field: string; arrow: boolean; pos: Pos };
 
 export type BinOp =
   | '+' | '-' | '*' | '/' | '%' | '&' | '|' | '^' | '<<' | '>>'
@@ -53,9 +57,21 @@ export type InitValue = { kind: 'num'; value: number } | { kind: 'loc'; name: st
 export interface InitItem {
   /** null for a shared location, or a thread index for `0:r1=...`. */
   thread: number | null;
+  /** The variable's name, or one element's or field's (`a[1]`, `v.f`) given a value. */
   name: string;
   type?: string;
+  /** An array's sizes: `int a[4]` is [4]. */
+  dims?: number[];
   value?: InitValue;
+  /** An initialiser list `{1, 2}`: the leaves' values in order (the rest hold 0). */
+  values?: InitValue[];
+  pos: Pos;
+}
+
+/** `struct s { int a; int b[2]; }`, defined in the initial state. */
+export interface StructDef {
+  name: string;
+  fields: { name: string; type: string; dims: number[]; pos: Pos }[];
   pos: Pos;
 }
 
@@ -97,6 +113,8 @@ export interface LitmusTest {
   /** The Result: word of the header comment, if any. */
   result?: string;
   init: InitItem[];
+  /** Struct types the initial state defines. */
+  structs?: StructDef[];
   processes: Process[];
   locations: LocationRef[];
   filter?: CondExpr;
@@ -160,6 +178,13 @@ export function walkExpr(e: Expr, v: AstVisitor): void {
       return;
     case 'call':
       for (const a of e.args) walkExpr(a, v);
+      return;
+    case 'index':
+      walkExpr(e.base, v);
+      walkExpr(e.index, v);
+      return;
+    case 'field':
+      walkExpr(e.base, v);
       return;
     case 'num':
     case 'name':

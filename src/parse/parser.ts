@@ -1,6 +1,6 @@
 import type {
   BinOp, CondExpr, CondTerm, Expr, InitItem, InitValue, LitmusTest, LocationRef, Param, Pos,
-  Process, Quantifier, Stmt,
+  Process, Quantifier, Stmt, StructDef,
 } from './ast.js';
 import { fail } from './errors.js';
 import { readHeader } from './header.js';
@@ -56,6 +56,8 @@ export function testTokens(text: string): Token[] {
 class Parser {
   private toks: Token[] = [];
   private i = 0;
+  /** The struct types defined so far. */
+  private readonly structs: StructDef[] = [];
   /** Current depth of recursion in the parser (statements, parentheses, unary operators, conditions). */
   private nesting = 0;
   /** Height of each expression and condition node built (a leaf is 1). */
@@ -149,7 +151,7 @@ class Parser {
     if (this.tok.kind !== 'eof') this.unexpected('end of test after the final condition');
     return {
       arch, name, info, result: headerResult(text), init, processes, locations, filter, quantifier, condition,
-      conditionPos,
+      conditionPos, ...(this.structs.length ? { structs: this.structs } : {}),
     };
   }
 
@@ -192,23 +194,78 @@ class Parser {
    * ";" after the last item may be left out.
    */
   private parseInitItem(): InitItem[] {
-    const type = this.parseInitType();
+    let type: string | undefined;
+    if (this.is('struct') && this.peek().kind === 'ident' && this.peek(2).text === '{') {
+      const def = this.parseStructDef();
+      this.structs.push(def);
+      if (this.accept(';') || this.is('}')) return [];
+      type = `struct ${def.name}`;
+    } else type = this.parseInitType();
     const out: InitItem[] = [];
     for (;;) {
       const pos = this.tok.pos;
       let stars = '';
       while (this.accept('*')) stars += '*';
-      const { thread, name } = this.parseInitLocation();
-      if (this.is('[')) fail('arrays are not supported', this.tok.pos);
+      // With a type, `[4]` is an array's size; without, `a[1]=2` gives one element a value.
+      const { thread, name } = this.parseInitLocation(type === undefined);
+      const dims: number[] = [];
+      while (this.is('[') && type !== undefined) {
+        this.next();
+        const n = this.next();
+        if (n.kind !== 'num' || n.value! < 1) fail('an array\'s size is a positive number', n.pos);
+        dims.push(n.value!);
+        this.expect(']', '"]" after the array\'s size');
+      }
       let value: InitValue | undefined;
-      if (this.accept('=')) value = this.parseInitValue();
+      let values: InitValue[] | undefined;
+      if (this.accept('=')) {
+        if (this.is('{')) values = this.parseInitList();
+        else value = this.parseInitValue();
+      }
       const fullType = type === undefined ? (stars ? stars : undefined) : type + (stars ? ' ' + stars : '');
-      out.push({ thread, name, type: fullType, value, pos });
+      out.push({ thread, name, type: fullType, value, pos, ...(dims.length ? { dims } : {}), ...(values ? { values } : {}) });
       if (this.accept(',')) continue;
       break;
     }
     if (!this.is('}')) this.expect(';', '";" after an initial value');
     return out;
+  }
+
+  /** `struct s { int a; int b[2]; }` (the name "s" then stands for this type, the declarators follow). */
+  private parseStructDef(): StructDef {
+    const pos = this.next().pos;
+    const name = this.next().text;
+    if (this.structs.some((d) => d.name === name)) fail(`struct ${name} is defined twice`, pos);
+    this.expect('{');
+    const fields: StructDef['fields'] = [];
+    while (!this.accept('}')) {
+      if (this.tok.kind === 'eof') this.unexpected('"}" closing the struct');
+      const words: string[] = [];
+      while (this.tok.kind === 'ident' && (TYPE_WORDS.has(this.tok.text) || this.peek().kind === 'ident' || this.peek().text === '*')) {
+        const w = this.next().text;
+        words.push(w);
+        if (w === 'struct') words.push(this.ident('a struct name').text);
+      }
+      if (words.length === 0) this.unexpected('a field\'s type');
+      for (;;) {
+        const fpos = this.tok.pos;
+        let stars = '';
+        while (this.accept('*')) stars += '*';
+        const fname = this.ident('a field name').text;
+        if (fields.some((f) => f.name === fname)) fail(`struct ${name} has two fields "${fname}"`, fpos);
+        const dims: number[] = [];
+        while (this.accept('[')) {
+          const n = this.next();
+          if (n.kind !== 'num' || n.value! < 1) fail('an array\'s size is a positive number', n.pos);
+          dims.push(n.value!);
+          this.expect(']', '"]" after the array\'s size');
+        }
+        fields.push({ name: fname, type: words.join(' ') + (stars ? ' ' + stars : ''), dims, pos: fpos });
+        if (!this.accept(',')) break;
+      }
+      this.expect(';', '";" after a field');
+    }
+    return { name, fields, pos };
   }
 
   /** The type words before a declarator: known type words, or any name followed by a name or "*". */
@@ -223,7 +280,7 @@ class Parser {
   }
 
   /** `x`, `[x]`, `0:r1` or `P0:r1`. */
-  private parseInitLocation(): { thread: number | null; name: string } {
+  private parseInitLocation(path: boolean): { thread: number | null; name: string } {
     const thread = this.parseThreadPrefix();
     if (thread !== null) return { thread, name: this.ident('a register name').text };
     if (this.accept('[')) {
@@ -231,7 +288,20 @@ class Parser {
       this.expect(']', '"]"');
       return { thread: null, name };
     }
-    return { thread: null, name: this.ident('a variable name').text };
+    const name = this.ident('a variable name').text;
+    return { thread: null, name: path ? this.parsePath(name) : name };
+  }
+
+  /** `{1, 2, {3, 4}}`: the values in order, nested lists flattened. */
+  private parseInitList(): InitValue[] {
+    this.expect('{');
+    const out: InitValue[] = [];
+    while (!this.accept('}')) {
+      if (this.is('{')) out.push(...this.parseInitList());
+      else out.push(this.parseInitValue());
+      if (!this.is('}')) this.expect(',', '"," or "}" in the initialiser');
+    }
+    return out;
   }
 
   /** `0:` or `P0:` before a register: the thread index, or null. */
@@ -499,12 +569,40 @@ class Parser {
         this.expect(')', `")" closing the arguments of ${t.text}`);
         return this.sized<Expr>({ kind: 'call', name: t.text, args, pos: t.pos }, t.pos, ...args);
       }
-      if (this.is('[') || this.is('->') || (this.is('.') && this.peek().kind === 'ident')) {
-        fail('arrays and structure fields are not supported', this.tok.pos);
-      }
-      return { kind: 'name', name: t.text, pos: t.pos };
+      return this.parsePostfix({ kind: 'name', name: t.text, pos: t.pos });
     }
     this.unexpected('an expression');
+  }
+
+  /** `e[i]`, `e.f`, `e->f` after a name. */
+  private parsePostfix(e: Expr): Expr {
+    for (;;) {
+      const pos = this.tok.pos;
+      if (this.accept('[')) {
+        const index = this.parseExpr();
+        this.expect(']', '"]" closing the index');
+        e = this.sized<Expr>({ kind: 'index', base: e, index, pos }, pos, e, index);
+      } else if (this.is('.') && this.peek().kind === 'ident') {
+        this.next();
+        e = this.sized<Expr>({ kind: 'field', base: e, field: this.next().text, arrow: false, pos }, pos, e);
+      } else if (this.accept('->')) {
+        e = this.sized<Expr>({ kind: 'field', base: e, field: this.ident('a field name').text, arrow: true, pos }, pos, e);
+      } else return e;
+    }
+  }
+
+  /** After a location's name in the initial state or a condition: `[1]`, `.f`, ... as one name (`a[1]`, `v.f`). */
+  private parsePath(name: string): string {
+    for (;;) {
+      if (this.is('[') && this.peek().kind === 'num' && this.peek(2).text === ']') {
+        this.next();
+        name += `[${this.next().value}]`;
+        this.next();
+      } else if (this.is('.') && this.peek().kind === 'ident') {
+        this.next();
+        name += `.${this.next().text}`;
+      } else return name;
+    }
   }
 
   // ------------------------------------------------------- final clause
@@ -518,9 +616,9 @@ class Parser {
       if (thread !== null) {
         out.push({ thread, name: this.ident('a register').text, pos });
       } else if (this.tok.kind === 'ident') {
-        out.push({ thread: null, name: this.next().text, pos });
+        out.push({ thread: null, name: this.parsePath(this.next().text), pos });
       } else if (this.accept('[')) {
-        out.push({ thread: null, name: this.ident('a location').text, pos });
+        out.push({ thread: null, name: this.parsePath(this.ident('a location').text), pos });
         this.expect(']');
       } else this.unexpected('a location or a register');
       // herd7 allows a type after each location (`x int*`); it changes nothing here.
@@ -618,16 +716,16 @@ class Parser {
       return { kind: 'num', value: -n.value!, pos };
     }
     if (this.accept('[')) {
-      const name = this.ident('a location').text;
+      const name = this.parsePath(this.ident('a location').text);
       this.expect(']');
       return { kind: 'mem', name, pos };
     }
     if (this.accept('*')) {
-      return { kind: 'mem', name: this.ident('a location').text, pos };
+      return { kind: 'mem', name: this.parsePath(this.ident('a location').text), pos };
     }
     if (t.kind === 'ident') {
       this.next();
-      return { kind: 'mem', name: t.text, pos };
+      return { kind: 'mem', name: this.parsePath(t.text), pos };
     }
     this.unexpected('a register ("0:r1"), a location or a value');
   }

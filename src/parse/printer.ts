@@ -24,6 +24,10 @@ export function printExpr(e: Expr, prec = 0): string {
       return `(${e.type})${printExpr(e.arg, 11)}`;
     case 'call':
       return `${e.name}(${e.args.map((a) => printExpr(a)).join(', ')})`;
+    case 'index':
+      return `${printExpr(e.base, 12)}[${printExpr(e.index)}]`;
+    case 'field':
+      return `${printExpr(e.base, 12)}${e.arrow ? '->' : '.'}${e.field}`;
     case 'binary': {
       const p = PREC[e.op];
       const s = `${printExpr(e.left, p)} ${e.op} ${printExpr(e.right, p + 1)}`;
@@ -96,10 +100,16 @@ export function printLitmus(t: LitmusTest, header?: string): string {
   if (header !== undefined) out.push(header, '');
   else if (t.result) out.push('(*', ` * Result: ${t.result}`, ' *)', '');
   out.push('{');
+  for (const d of t.structs ?? []) {
+    const fields = d.fields.map((f) => `${f.type.replace(/ ?\*+$/, '')} ${f.type.match(/\*+$/)?.[0] ?? ''}${f.name}${f.dims.map((n) => `[${n}]`).join('')};`);
+    out.push(`\tstruct ${d.name} { ${fields.join(' ')} };`);
+  }
   for (const it of t.init) {
     const lhs = it.thread === null ? it.name : `${it.thread}:${it.name}`;
     const type = it.type ? `${it.type.replace(/ ?\*+$/, '')} ${it.type.match(/\*+$/)?.[0] ?? ''}` : '';
-    out.push(`\t${type}${lhs}${it.value ? ` = ${printInitValue(it.value)}` : ''};`);
+    const dims = (it.dims ?? []).map((n) => `[${n}]`).join('');
+    const value = it.values ? ` = {${it.values.map(printInitValue).join(', ')}}` : it.value ? ` = ${printInitValue(it.value)}` : '';
+    out.push(`\t${type}${lhs}${dims}${value};`);
   }
   out.push('}', '');
   for (const p of t.processes) {

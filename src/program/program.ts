@@ -3,8 +3,10 @@
 // predicate. Names are resolved and checked here, so that every error a user
 // can make in a test is reported with its position before exploring.
 
-import { isStmt, walkStmt, type CondExpr, type CondTerm, type Expr, type LitmusTest, type Pos, type Process, type Stmt } from '../parse/ast.js';
+import { isStmt, walkStmt, type CondExpr, type CondTerm, type Expr, type InitValue, type LitmusTest, type Pos, type Process, type Stmt, type StructDef } from '../parse/ast.js';
+import { fieldOf, leaves, pointee, SCALAR, sharedVariables, sizeOf, typeName, type CType } from './types.js';
 import { fail, LitmusError } from '../parse/errors.js';
+import { printExpr } from '../parse/printer.js';
 import { closestPrimitive, effectOf, lookupPrimitive, PLAIN_LOAD, PLAIN_STORE, type Primitive } from '../events/primitives.js';
 
 /**
@@ -78,6 +80,8 @@ export type Instr =
   | { op: 'branch'; cond: PureExpr; ifFalse: number }
   | { op: 'jump'; target: number }
   | { op: 'loopcheck'; counter: number; bound: number; pos: Pos }
+  /** `a[i]` with i computed: an index outside 0..size-1 drops the execution, flagged INDEX_FLAG. */
+  | { op: 'bound'; index: PureExpr; size: number; pos: Pos }
   /**
    * Control dependencies reach only the events inside an if's branches (or
    * a loop's iterations), not those after it: ctrlpush saves the current
@@ -85,6 +89,9 @@ export type Instr =
    */
   | { op: 'ctrlpush' }
   | { op: 'ctrlpop' };
+
+/** The flag of an execution dropped for an index out of its array's bounds (Instr 'bound'). */
+export const INDEX_FLAG = 'index-out-of-bounds';
 
 /** A call of a kernel primitive. */
 export type PrimInstr = Extract<Instr, { op: 'prim' }>;
@@ -152,41 +159,79 @@ export interface Program {
   test: LitmusTest;
 }
 
+/** A shared variable: its first address and its type (a scalar, an array, a struct). */
+export interface SharedVar {
+  base: number;
+  type: CType;
+}
+
+/** What the threads' code may name besides registers: the shared variables and the struct types. */
+interface SharedScope {
+  vars: ReadonlyMap<string, SharedVar>;
+  structs: readonly StructDef[];
+}
+
+/** Whether a location's name is an element's or a field's (`a[1]`, `v.f`). */
+const isPath = (name: string): boolean => /[[.]/.test(name);
+/** The variable a leaf's name starts with. */
+const rootOf = (name: string): string => /^[^[.]*/.exec(name)![0];
+
 export interface BuildOptions {
   unroll?: number;
 }
 
 export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program {
   const unroll = opts.unroll ?? 2;
+  const structs = test.structs ?? [];
   const locIds = new Map<string, number>();
   const locations: string[] = [];
   const addresses: number[] = [];
   const locationAt = new Map<number, number>();
-  const locOf = (name: string): number => {
-    let id = locIds.get(name);
-    if (id === undefined) {
-      id = locations.length;
-      locIds.set(name, id);
-      locations.push(name);
-      const address = LOC_BASE + VAR_STRIDE * id;
-      addresses.push(address);
-      locationAt.set(address, id);
+  const vars = new Map<string, SharedVar>();
+  /** A shared variable: a block of addresses, one location per leaf (an element, a field), named as the test writes it. */
+  const declare = (name: string, type: CType): SharedVar => {
+    const known = vars.get(name);
+    if (known) return known;
+    const v: SharedVar = { base: LOC_BASE + VAR_STRIDE * vars.size, type };
+    vars.set(name, v);
+    for (const leaf of leaves(type)) {
+      const id = locations.length;
+      locIds.set(name + leaf.path, id);
+      locations.push(name + leaf.path);
+      addresses.push(v.base + leaf.offset);
+      locationAt.set(v.base + leaf.offset, id);
     }
-    return id;
+    return v;
   };
-  const addr = (name: string): number => addresses[locOf(name)];
+  /** The location a name is: a scalar variable (declared if new) or a leaf (`a[1]`, `v.f`); -1 for a leaf no variable has. */
+  const locOf = (name: string): number => locIds.get(name) ?? (isPath(name) ? -1 : (declare(name, SCALAR), locIds.get(name)!));
+  /** The address a name stands for: a variable's first address, or a leaf's. */
+  const addr = (name: string): number => (isPath(name) ? addresses[locOf(name)] : declare(name, SCALAR).base);
+  const leafOf = (name: string, pos: Pos): number => {
+    const l = locOf(name);
+    if (l < 0) fail(`no location "${name}": ${vars.has(rootOf(name)) ? `${rootOf(name)} has no such element or field` : `no variable "${rootOf(name)}"`}`, pos);
+    return l;
+  };
   // Shared locations: the init block, then process parameters.
-  for (const it of test.init) if (it.thread === null) locOf(it.name);
-  for (const p of test.processes) for (const prm of p.params) locOf(prm.name);
-  for (const it of test.init) if (it.value?.kind === 'loc') locOf(it.value.name);
+  for (const [name, type] of sharedVariables(test)) declare(name, type);
+  for (const it of test.init) for (const v of [it.value, ...(it.values ?? [])]) if (v?.kind === 'loc') addr(v.name);
 
   const initValues: number[] = [];
   const registerInits: { thread: number; name: string; value: number; pos: Pos }[] = [];
+  const valueOf = (v: InitValue | undefined) => (v === undefined ? 0 : v.kind === 'num' ? v.value : addr(v.name));
   for (const it of test.init) {
-    let v = 0;
-    if (it.value) v = it.value.kind === 'num' ? it.value.value : addr(it.value.name);
-    if (it.thread === null) initValues[locOf(it.name)] = v;
-    else registerInits.push({ thread: it.thread, name: it.name, value: v, pos: it.pos });
+    if (it.thread !== null) {
+      registerInits.push({ thread: it.thread, name: it.name, value: valueOf(it.value), pos: it.pos });
+      continue;
+    }
+    const v = vars.get(it.name);
+    if (it.values) {
+      const ls = v ? leaves(v.type) : [];
+      if (!v || it.values.length > ls.length) fail(`${it.values.length} initial values for ${ls.length} location${ls.length === 1 ? '' : 's'}`, it.pos);
+      it.values.forEach((x, i) => (initValues[locIds.get(it.name + ls[i].path)!] = valueOf(x)));
+    } else if (v && sizeOf(v.type) > 1) {
+      if (it.value) fail(`${it.name} is ${typeName(v.type)}: give its values as a list {1, 2, ...}`, it.pos);
+    } else initValues[leafOf(it.name, it.pos)] = valueOf(it.value);
   }
 
   // Processes must be P0..Pn-1.
@@ -198,7 +243,7 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
   reportUnknownPrimitives(procs);
 
   const initRegNames = (t: number) => registerInits.filter((ri) => ri.thread === t).map((ri) => ri.name);
-  const threads = procs.map((p) => new ThreadBuilder(p.index, (n) => (locIds.has(n) ? addr(n) : undefined), unroll, initRegNames(p.index)).build(p.params, p.body));
+  const threads = procs.map((p) => new ThreadBuilder(p.index, { vars, structs }, unroll, initRegNames(p.index)).build(p.params, p.body));
   for (const ri of registerInits) {
     const th = threads[ri.thread];
     if (!th) fail(`no process P${ri.thread} for this register`, ri.pos);
@@ -234,8 +279,8 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
     return { kind: 'reg', thread, reg: r, name };
   };
   // A location no process names holds its initial value, 0 (herd7 answers so).
-  const memRef = (name: string): Observed => ({ kind: 'mem', loc: locOf(name), name });
-  for (const lr of test.locations) observe(lr.thread === null ? memRef(lr.name) : regRef(lr.thread, lr.name, lr.pos));
+  const memRef = (name: string, pos: Pos): Observed => ({ kind: 'mem', loc: leafOf(name, pos), name });
+  for (const lr of test.locations) observe(lr.thread === null ? memRef(lr.name, lr.pos) : regRef(lr.thread, lr.name, lr.pos));
   // herd's states show what the final condition and `locations` name, not
   // what only the filter names: `shown` is false while compiling the filter.
   const compileTerm = (t: CondTerm, isRhs: boolean, shown: boolean): ((v: StateView) => number | undefined) => {
@@ -247,10 +292,11 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
     }
     if (isRhs && !t.deref) {
       // On the right of `=`, a location name is its address (`1:r2=x0`); `[x]` is its value.
+      if (isPath(t.name)) leafOf(t.name, t.pos);
       const a = addr(t.name);
       return () => a;
     }
-    const o = memRef(t.name) as Extract<Observed, { kind: 'mem' }>;
+    const o = memRef(t.name, t.pos) as Extract<Observed, { kind: 'mem' }>;
     if (shown) observe(o);
     return (v) => v.mem(o.loc);
   };
@@ -337,17 +383,24 @@ class ThreadBuilder {
   private assigned = new Set<string>();
   private params = new Set<string>();
   private paramTypes = new Map<string, string>();
+  /** Registers' declared types (what a pointer register points to, for `p->f` and `p[i]`). */
+  private declTypes = new Map<string, string>();
   private temps = 0;
 
   constructor(
     private readonly index: number,
-    /** The address of a shared variable, undefined for a name that is none. */
-    private readonly addrOf: (name: string) => number | undefined,
+    /** The shared variables and struct types. */
+    private readonly scope: SharedScope,
     private readonly unroll: number,
     /** Registers given a value in the initial state (`0:r1=x;`): declared there. */
     initialised: string[] = [],
   ) {
     for (const r of initialised) this.declared.add(r);
+  }
+
+  /** The address of a shared variable, undefined for a name that is none. */
+  private addrOf(name: string): number | undefined {
+    return this.scope.vars.get(name)?.base;
   }
 
   build(params: { name: string; pos: Pos }[], body: Stmt[]): Thread {
@@ -398,6 +451,7 @@ class ThreadBuilder {
       case 'decl': {
         if (this.params.has(s.name)) fail(`"${s.name}" is already a parameter of P${this.index}`, s.pos);
         this.declared.add(s.name);
+        this.declTypes.set(s.name, s.type);
         const r = this.reg(s.name);
         if (s.init) this.emit({ op: 'set', dst: r, e: this.expr(s.init) });
         return;
@@ -412,9 +466,8 @@ class ThreadBuilder {
           this.emit({ op: 'set', dst: this.reg(name), e });
           return;
         }
-        // `*p = e`: a plain store.
-        const target = s.target as Extract<Expr, { kind: 'deref' }>;
-        const addr = this.expr(target.arg);
+        // `*p = e`, `a[i] = e`, `v.f = e`: a plain store.
+        const addr = this.lvalue(s.target).addr;
         const value = this.expr(s.value);
         this.emit({
           op: 'prim', prim: PLAIN_STORE, name: 'store', dst: -1,
@@ -498,7 +551,7 @@ class ThreadBuilder {
           const a = this.addrOf(e.arg.name);
           if (a !== undefined) return { k: 'const', v: a };
         }
-        if (e.arg.kind === 'deref') return this.expr(e.arg.arg);
+        if (e.arg.kind === 'deref' || e.arg.kind === 'index' || e.arg.kind === 'field') return this.lvalue(e.arg).addr;
         fail('"&" applies only to a shared variable here', e.pos);
       }
       case 'unary':
@@ -509,7 +562,85 @@ class ThreadBuilder {
         return this.expr(e.arg);
       case 'call':
         return this.call(e, true);
+      case 'index':
+      case 'field': {
+        // An element or a field as a value: a plain load (an array's name alone is its address, as in C).
+        const lv = this.lvalue(e);
+        if (lv.type?.k === 'array') return lv.addr;
+        if (lv.type?.k === 'struct') fail(`${printExpr(e)} is a struct: use one of its fields`, e.pos);
+        const dst = this.temp();
+        this.emit({ op: 'prim', prim: PLAIN_LOAD, name: 'load', dst, addr: lv.addr, args: [lv.addr], pos: e.pos });
+        return { k: 'reg', r: dst };
+      }
     }
+  }
+
+  /** What a name points to: a shared variable's type (a parameter or a variable named in code is its address), a pointer register's declared target. */
+  private pointsTo(name: string, pos: Pos): CType | undefined {
+    if (!this.declared.has(name) && !this.assigned.has(name) || this.params.has(name)) {
+      const v = this.scope.vars.get(name);
+      if (v) return v.type;
+    }
+    const t = this.declTypes.get(name);
+    return t === undefined ? undefined : pointee(t, this.scope.structs, pos);
+  }
+
+  /**
+   * The address of a location written as an lvalue (`*p`, `a[i]`, `v.f`,
+   * `p->f`, nested) and its type when known. \`v.f\` with v a shared variable
+   * (a parameter or not) is its field, as \`v->f\` is.
+   */
+  private lvalue(e: Expr): { addr: PureExpr; type: CType | undefined } {
+    switch (e.kind) {
+      case 'deref':
+        return { addr: this.expr(e.arg), type: e.arg.kind === 'name' ? this.pointsTo(e.arg.name, e.pos) : undefined };
+      case 'name': {
+        const v = this.scope.vars.get(e.name);
+        if (v && !this.declared.has(e.name) && !this.assigned.has(e.name)) return { addr: { k: 'const', v: v.base }, type: v.type };
+        break;
+      }
+      case 'index': {
+        const { ptr, elem, bound } = this.arrayOf(e.base);
+        const size = sizeOf(elem);
+        const i = this.expr(e.index);
+        if (i.k === 'const') {
+          if (bound !== undefined && (i.v < 0 || i.v >= bound)) fail(`index ${i.v} is out of bounds: ${printExpr(e.base)} has ${bound} element${bound === 1 ? '' : 's'}`, e.index.pos);
+          return { addr: i.v === 0 ? ptr : { k: 'bin', op: '+', a: ptr, b: { k: 'const', v: i.v * size } }, type: elem };
+        }
+        if (bound !== undefined) this.emit({ op: 'bound', index: i, size: bound, pos: e.index.pos });
+        const offset: PureExpr = size === 1 ? i : { k: 'bin', op: '*', a: i, b: { k: 'const', v: size } };
+        return { addr: { k: 'bin', op: '+', a: ptr, b: offset }, type: elem };
+      }
+      case 'field': {
+        const base = e.arrow || e.base.kind === 'name' ? this.pointerTo(e.base) : this.lvalue(e.base);
+        if (base.type?.k !== 'struct') fail(`${printExpr(e.base)} is no struct${base.type ? ` (it is ${typeName(base.type)})` : ' whose type is known'}: it has no field "${e.field}"`, e.pos);
+        const f = fieldOf(base.type, e.field);
+        if (!f) fail(`struct ${base.type.def.name} has no field "${e.field}"`, e.pos);
+        return { addr: f.offset === 0 ? base.addr : { k: 'bin', op: '+', a: base.addr, b: { k: 'const', v: f.offset } }, type: f.type };
+      }
+      default:
+        break;
+    }
+    fail(`${printExpr(e)} is not a location`, e.pos);
+  }
+
+  /** A pointer's value and what it points to (`p` in `p->f`; `v` in `v.f`, a shared variable). */
+  private pointerTo(e: Expr): { addr: PureExpr; type: CType | undefined } {
+    return { addr: this.expr(e), type: e.kind === 'name' ? this.pointsTo(e.name, e.pos) : undefined };
+  }
+
+  /** What `base[i]` indexes: the address of element 0, the elements' type, and how many there are when known. */
+  private arrayOf(base: Expr): { ptr: PureExpr; elem: CType; bound?: number } {
+    if (base.kind === 'index' || base.kind === 'field') {
+      const lv = this.lvalue(base);
+      if (lv.type?.k === 'array') return { ptr: lv.addr, elem: lv.type.elem, bound: lv.type.n };
+      // A pointer stored in an element or a field: its value.
+      return { ptr: this.expr(base), elem: SCALAR };
+    }
+    const p = this.pointerTo(base);
+    if (p.type?.k === 'array') return { ptr: p.addr, elem: p.type.elem, bound: p.type.n };
+    if (p.type) return { ptr: p.addr, elem: p.type, bound: base.kind === 'name' && this.scope.vars.has(base.name) ? 1 : undefined };
+    return { ptr: p.addr, elem: SCALAR };
   }
 
   private call(e: Extract<Expr, { kind: 'call' }>, needValue: boolean): PureExpr {
@@ -555,7 +686,7 @@ class ThreadBuilder {
    */
   private address(a: Expr, style: 'lvalue' | 'pointer', name: string, access: 'load' | 'store'): PureExpr {
     if (style === 'lvalue') {
-      if (a.kind === 'deref') return this.expr(a.arg);
+      if (a.kind === 'deref' || a.kind === 'index' || a.kind === 'field') return this.lvalue(a).addr;
       const hint = a.kind === 'name' ? ` such as "*${a.name}"` : ' such as "*x"';
       fail(`${name} needs a location${hint}, not an address (herd7: "Bad __${access} argument")`, a.pos);
     }
