@@ -178,7 +178,7 @@ function lintExpr(e: Expr, add: Add, name: Check, type: TypeCheck): void {
       name(e.name, e.pos);
       return;
     case 'addr':
-      add(e.pos, 'herd7\'s C has no "&" (address-of) in process code: write the location\'s name', e.arg.kind === 'name');
+      add(e.pos, 'herd7\'s C has no "&" (address-of) in process code: write the location\'s name', e.arg.kind === 'name' || e.arg.kind === 'index' || e.arg.kind === 'field');
       return;
     case 'unary':
       if (!(e.op === '-' && e.arg.kind === 'num')) add(e.pos, `herd7's C has no unary "${e.op}"`, false);
