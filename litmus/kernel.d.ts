@@ -243,6 +243,8 @@ export declare function rcu_dereference(x: Ref): int;
 export declare function rcu_read_lock(): void;
 export declare function rcu_read_unlock(): void;
 export declare function set_bit(nr: int, x: Ref): void;
+export declare function smp_cond_load_acquire(ptr: Ref, cond: (VAL: int) => boolean): int;
+export declare function smp_cond_load_relaxed(ptr: Ref, cond: (VAL: int) => boolean): int;
 export declare function smp_load_acquire(x: Ref): int;
 export declare function smp_mb(): void;
 export declare function smp_mb__after_atomic(): void;

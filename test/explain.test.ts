@@ -14,6 +14,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, ROOT, runNode } from './util.js';
+import { readSuite } from '../src/suite/read.js';
+import { printLitmus } from '../src/parse/printer.js';
+import { exportLitmus } from '../src/export/export.js';
 
 const trace = (text: string) => traceReport(checkSource(text, { model: lkmm, keepWitnesses: true }), lkmm, { tryFixes: true });
 const fixesOf = (t: string) => [...t.matchAll(/^ {2}(\d+)\. (.*)$/gm)].map((m) => m[2]);
@@ -408,5 +411,89 @@ describe('machine-readable, and suites', () => {
   it("a suite's fix lines name file:line", async () => {
     const r = await runNode([CLI, 'check', 'nfsd_io_stats'], ROOT);
     expect(r.stdout).toMatch(/^ {2}1\. .* at P\d+\.\d+ \(\.\.\/percpu_counter\/scenarios\.ts:\d+\)/m);
+  });
+});
+
+const CONDLOAD = `C cond-load-acquire
+
+{}
+
+P0(int *data, int *flag)
+{
+	WRITE_ONCE(*data, 1);
+	smp_store_release(flag, 1);
+}
+
+P1(int *data, int *flag)
+{
+	int r0;
+	int r1;
+
+	r0 = smp_cond_load_acquire(flag, VAL != 0);
+	r1 = READ_ONCE(*data);
+}
+
+exists (1:r0=1 /\\ 1:r1=0)
+`;
+const CONDRELAXED = `C cond-load-relaxed
+
+{}
+
+P0(int *data, int *flag)
+{
+	WRITE_ONCE(*data, 1);
+	smp_store_release(flag, 1);
+}
+
+P1(int *data, int *flag)
+{
+	int r0;
+	int r1;
+
+	r0 = smp_cond_load_relaxed(flag, VAL != 0);
+	r1 = READ_ONCE(*data);
+}
+
+exists (1:r0=1 /\\ 1:r1=0)
+`;
+
+describe('smp_cond_load_acquire() and smp_cond_load_relaxed()', () => {
+  it('spin on a condition over VAL, then (for _acquire) order the last load before what follows', () => {
+    expect(checkSource(CONDLOAD, { model: lkmm }).observation).toBe('Never');
+    expect(checkSource(CONDRELAXED, { model: lkmm }).observation).toBe('Sometimes');
+    // The spin is a loop bounded by --unroll: with VAL never 1, no execution completes.
+    const stuck = checkSource(CONDLOAD.replace('VAL != 0', 'VAL == 7'), { model: lkmm });
+    expect(stuck.positive + stuck.negative).toBe(0);
+  });
+
+  it('the fix for the relaxed form is the acquire form, named so', () => {
+    expect(fixesOf(trace(CONDRELAXED))[0]).toBe('smp_cond_load_relaxed → smp_cond_load_acquire at P1.1 (line 16)');
+  });
+
+  it('export writes it as the loop of .def primitives, with the same verdict', () => {
+    const out = exportLitmus(CONDLOAD);
+    expect(out).toContain('VAL = smp_load_acquire(flag);');
+    expect(out).not.toContain('smp_cond_load');
+    const a = checkSource(out, { model: lkmm });
+    const b = checkSource(CONDLOAD, { model: lkmm });
+    expect([a.observation, a.positive, a.negative]).toEqual([b.observation, b.positive, b.negative]);
+  });
+
+  it('in a TypeScript test, the condition is an arrow function of VAL', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'litmus-cond-'));
+    const kernel = join(ROOT, 'litmus', 'kernel.js');
+    writeFileSync(join(dir, 'wait.ts'), `import { READ_ONCE, WRITE_ONCE, smp_store_release, smp_cond_load_acquire, scenario, type Ref } from '${kernel}';
+interface S { data: Ref; flag: Ref }
+export default scenario({
+  name: 'wait',
+  says: 'a waiter sees the data published before the flag',
+  threads: [(s: S) => { WRITE_ONCE(s.data, 1); smp_store_release(s.flag, 1); }, (s: S) => { smp_cond_load_acquire(s.flag, (VAL) => VAL !== 0); return { got: READ_ONCE(s.data) }; }],
+  exists: ([, p1]) => p1.got === 0,
+});
+`);
+    const s = await readSuite(join(dir, 'wait.ts'));
+    const c = printLitmus(s.tests[0].test);
+    expect(c).toMatch(/smp_cond_load_acquire\(flag, VAL != 0\)/);
+    expect(checkSource(c, { model: lkmm }).observation).toBe('Never');
   });
 });

@@ -3,7 +3,7 @@
 // (src/events/primitives.ts) so that the two cannot drift apart.
 
 import type { Annot, FenceKind, SrcuKind } from '../events/event.js';
-import { effectOf, lookupPrimitive, primitiveNames, type Effect, type EventShape, type Lowered, type PrimitiveInfo } from '../events/primitives.js';
+import { effectOf, isRunThen, lookupPrimitive, primitiveNames, type Effect, type EventShape, type Lowered, type PrimitiveInfo } from '../events/primitives.js';
 import type { Expr, Stmt } from '../parse/ast.js';
 import { printExpr } from '../parse/printer.js';
 
@@ -21,6 +21,14 @@ function describeLowered(name: string, info: Lowered): [string, string] {
   const at = { line: 0, col: 0 };
   const args: Expr[] = info.params.map((n) => ({ kind: 'name', name: n, pos: at }));
   const expansion = info.lower(args, at);
+  if (isRunThen(expansion)) {
+    // A spin: the loads of its loop, until the condition holds.
+    const first = expansion.run.kind === 'block' ? expansion.run.body[0] : expansion.run;
+    const load = firstCall(exprOf(first));
+    const loadInfo = load && lookupPrimitive(load);
+    const order = loadInfo && 'prim' in loadInfo ? ordering(effectOf(loadInfo.prim)) : '';
+    return [`${name}(${info.params.join(', ')})`, `loads ptr with ${load} into VAL until cond (over VAL) holds (a loop, bounded by --unroll), returns VAL; each load: ${order}`];
+  }
   const text = 'kind' in expansion && expansion.kind === 'assign' ? `${printExpr(expansion.target)} = ${printExpr(expansion.value)}` : printExpr(exprOf(expansion));
   const inner = firstCall(exprOf(expansion));
   const innerInfo = inner && lookupPrimitive(inner);

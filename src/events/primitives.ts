@@ -227,15 +227,30 @@ export interface PrimitiveInfo {
  * checker and herd7 judge the same program by construction.
  */
 export interface Lowered {
-  /** The expansion of a call with these arguments: an expression, or a statement when the operation returns nothing. */
-  lower: (args: Expr[], pos: Pos) => Expr | Stmt;
+  /**
+   * The expansion of a call with these arguments: an expression, a
+   * statement when the operation returns nothing, or a statement to run
+   * and then the value the call yields (an operation with a loop).
+   */
+  lower: (args: Expr[], pos: Pos) => Expr | Stmt | RunThen;
   arity: number;
   /** Index of the address argument (last: op(nr, addr)). */
   addrArg: number;
   /** Its arguments' names, in order. */
   params: readonly string[];
   returns: boolean;
+  /** The index of an argument that is a condition over VAL (smp_cond_load_acquire's), if one is. */
+  cond?: number;
 }
+
+/** A statement to run, then the value a call yields (a register the statement set). */
+export interface RunThen {
+  kind: 'run-then';
+  run: Stmt;
+  value: Expr;
+}
+
+export const isRunThen = (x: Expr | Stmt | RunThen): x is RunThen => x.kind === 'run-then';
 
 const table = new Map<string, PrimitiveInfo>();
 const loweredTable = new Map<string, Lowered>();
@@ -374,6 +389,27 @@ lowered('__set_bit', false, ([nr, addr], pos) =>
 lowered('__clear_bit', false, ([nr, addr], pos) =>
   ({ kind: 'assign', target: deref(reusable(addr)), value: bin('&', deref(addr), notMask(nr, pos)), pos }));
 
+// smp_cond_load_relaxed(ptr, cond) and smp_cond_load_acquire(ptr, cond), as
+// the kernel defines them: load *ptr into VAL until cond (an expression over
+// VAL) holds, then return VAL; the acquire form orders that last load before
+// what follows. The loop is a while loop, bounded by --unroll as any other.
+// Each load of the acquire form is an smp_load_acquire() (as arm64 does it):
+// the generic code's control dependency and smp_rmb() give the same
+// ordering in the kernel, but in the LKMM a control dependency does not
+// reach past the loop.
+for (const [name, load] of [['smp_cond_load_relaxed', 'READ_ONCE'], ['smp_cond_load_acquire', 'smp_load_acquire']] as const) {
+  loweredTable.set(name, {
+    arity: 2, addrArg: 0, params: ['ptr', 'cond'], returns: true, cond: 1,
+    lower: ([ptr, cond], pos) => {
+      const val: Expr = { kind: 'name', name: 'VAL', pos };
+      const read = (): Stmt => ({ kind: 'assign', target: val, value: call(load, [load === 'READ_ONCE' ? deref(ptr) : ptr], pos), pos });
+      // `(cond) == 0`: herd7's C has no `!`.
+      const spin: Stmt = { kind: 'while', cond: bin('==', cond, num(0, pos)), body: read(), pos };
+      return { kind: 'run-then', run: { kind: 'block', body: [read(), spin], pos }, value: val };
+    },
+  });
+}
+
 function lowered(name: string, returns: boolean, lower: (args: Expr[], pos: Pos) => Expr | Stmt): void {
   loweredTable.set(name, { lower, arity: 2, addrArg: 1, params: ['nr', 'x'], returns });
 }
@@ -381,7 +417,7 @@ function lowered(name: string, returns: boolean, lower: (args: Expr[], pos: Pos)
 const call = (name: string, args: Expr[], pos: Pos): Expr => ({ kind: 'call', name, args, pos });
 const exprStmt = (expr: Expr): Stmt => ({ kind: 'expr', expr, pos: expr.pos });
 const deref = (arg: Expr): Expr => ({ kind: 'deref', arg, pos: arg.pos });
-const bin = (op: '&' | '|' | '!=' | '<<', left: Expr, right: Expr): Expr => ({ kind: 'binary', op, left, right, pos: left.pos });
+const bin = (op: '&' | '|' | '!=' | '==' | '<<', left: Expr, right: Expr): Expr => ({ kind: 'binary', op, left, right, pos: left.pos });
 const num = (value: number, pos: Pos): Expr => ({ kind: 'num', value, pos });
 
 /** Bit numbers a word holds (values are 32-bit integers here). */
@@ -543,8 +579,9 @@ export function loweredWithOrdering(name: string, to: { name: string }): string 
   for (const other of loweredTable.keys()) {
     const theirs = expansionCalls(other)!;
     if (other === name || theirs.length !== mine.length || loweredTable.get(other)!.returns !== returns) continue;
+    // Every call that differs is one of the same call, now `to`.
     const diff = theirs.map((c, i) => (c !== mine[i] ? i : -1)).filter((i) => i >= 0);
-    if (diff.length === 1 && theirs[diff[0]] === to.name) return other;
+    if (diff.length >= 1 && diff.every((i) => theirs[i] === to.name && mine[i] === mine[diff[0]])) return other;
   }
   return undefined;
 }

@@ -11,7 +11,7 @@ import { fail } from '../parse/errors.js';
 import { parseLitmus } from '../parse/parser.js';
 import { readHeader } from '../parse/header.js';
 import { printLitmus } from '../parse/printer.js';
-import { defName, lookupPrimitive } from '../events/primitives.js';
+import { defName, isRunThen, lookupPrimitive, type RunThen } from '../events/primitives.js';
 import { herdType, isHerdReserved } from './herd7.js';
 import { flattenAggregates } from './flatten.js';
 import { herdFindings, refusals } from './lint.js';
@@ -57,16 +57,23 @@ function lowerStmt(s: Stmt): Stmt {
         const info = lookupPrimitive(s.expr.name);
         if (info && 'lower' in info) {
           const x = info.lower(s.expr.args.map(lowerExpr), s.expr.pos);
-          return isStmt(x) ? x : voided(x);
+          return isRunThen(x) ? x.run : isStmt(x) ? x : voided(x);
         }
         if (info?.returns) return voided(lowerExpr(s.expr));
       }
       return { ...s, expr: lowerExpr(s.expr) };
     }
-    case 'decl':
+    case 'decl': {
+      const spin = s.init && runThenOf(s.init);
+      if (spin) return { kind: 'block', body: [{ ...s, init: undefined }, spin.run, { kind: 'assign', target: { kind: 'name', name: s.name, pos: s.pos }, value: spin.value, pos: s.pos }], pos: s.pos };
       return s.init ? { ...s, init: lowerExpr(s.init) } : s;
-    case 'assign':
+    }
+    case 'assign': {
+      // `r = op(...)` of an operation with a loop: its statement, then `r = VAL`.
+      const spin = runThenOf(s.value);
+      if (spin) return { kind: 'block', body: [spin.run, { ...s, target: lowerExpr(s.target), value: spin.value }], pos: s.pos };
       return { ...s, target: lowerExpr(s.target), value: lowerExpr(s.value) };
+    }
     case 'if':
       return { ...s, cond: lowerExpr(s.cond), then: lowerStmt(s.then), else: s.else && lowerStmt(s.else) };
     case 'while':
@@ -76,6 +83,15 @@ function lowerStmt(s: Stmt): Stmt {
     case 'empty':
       return s;
   }
+}
+
+/** The expansion of a call of an operation with a loop (smp_cond_load_acquire()), if e is one. */
+function runThenOf(e: Expr): RunThen | undefined {
+  if (e.kind !== 'call') return undefined;
+  const info = lookupPrimitive(e.name);
+  if (!info || !('lower' in info)) return undefined;
+  const x = info.lower(e.args.map(lowerExpr), e.pos);
+  return isRunThen(x) ? x : undefined;
 }
 
 /** `(void)e;`: herd7 takes a value-returning macro as a statement only so. */
@@ -88,6 +104,7 @@ function lowerExpr(e: Expr): Expr {
       const info = lookupPrimitive(e.name);
       if (info && 'lower' in info) {
         const x = info.lower(args, e.pos);
+        if (isRunThen(x)) fail(`${e.name} loops: herd7 needs it as a statement of its own (r = ${e.name}(...);)`, e.pos);
         if (isStmt(x)) fail(`${e.name} does not return a value`, e.pos);
         return x;
       }

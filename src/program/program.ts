@@ -7,7 +7,7 @@ import { isStmt, walkStmt, type CondExpr, type CondTerm, type Expr, type InitVal
 import { fieldOf, leaves, pointee, SCALAR, sharedVariables, sizeOf, typeName, type CType } from './types.js';
 import { fail, LitmusError } from '../parse/errors.js';
 import { printExpr } from '../parse/printer.js';
-import { closestPrimitive, effectOf, lookupPrimitive, PLAIN_LOAD, PLAIN_STORE, type Primitive } from '../events/primitives.js';
+import { closestPrimitive, effectOf, isRunThen, lookupPrimitive, PLAIN_LOAD, PLAIN_STORE, type Primitive, type RunThen } from '../events/primitives.js';
 
 /**
  * Values are numbers; addresses start at LOC_BASE. Each variable has a block
@@ -667,10 +667,15 @@ class ThreadBuilder {
   }
 
   /** Compiles an operation's expansion (see `Lowered`); its instructions carry the operation's name. */
-  private lowered(name: string, expansion: Expr | Stmt): PureExpr {
+  private lowered(name: string, expansion: Expr | Stmt | RunThen): PureExpr {
     const start = this.code.length;
     let value: PureExpr = { k: 'const', v: 0 };
-    if (isStmt(expansion)) this.stmt(expansion);
+    if (isRunThen(expansion)) {
+      // The registers the statement sets (VAL) are the thread's, as if written in the body.
+      collectAssigned([expansion.run], this.assigned);
+      this.stmt(expansion.run);
+      value = this.expr(expansion.value);
+    } else if (isStmt(expansion)) this.stmt(expansion);
     else value = this.expr(expansion);
     for (let i = start; i < this.code.length; i++) {
       const ins = this.code[i];

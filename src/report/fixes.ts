@@ -80,15 +80,18 @@ interface Group {
 
 const isAccess = (ins: Instr): ins is PrimInstr => ins.op === 'prim' && effectOf(ins.prim).object !== 'none' && effectOf(ins.prim).shape !== 'fence';
 
-/** The thread's accesses grouped by the call they come from (a lowered operation's instructions share its position). */
+/**
+ * The thread's accesses grouped by the call they come from: a lowered
+ * operation's instructions share its position, its own loop included
+ * (smp_cond_load_acquire()); a fence or another call's access ends a group.
+ */
 function groupsOf(code: readonly Instr[]): Group[] {
   const groups: Group[] = [];
   let cur: Group | undefined;
   let pos: Pos | undefined;
   code.forEach((ins, pc) => {
-    if (ins.op === 'set') return;
+    if (ins.op !== 'prim') return;
     if (!isAccess(ins)) {
-      // A fence, a branch or a jump ends the call before it.
       cur = undefined;
       return;
     }
@@ -104,8 +107,16 @@ function groupsOf(code: readonly Instr[]): Group[] {
     cur.reads ||= e.reads;
     cur.writes ||= e.writes;
   });
-  return groups;
+  // A group is one call only if nothing but its own instructions and control lies between them.
+  return groups.flatMap((g) => {
+    const between = code.slice(g.first, g.last + 1);
+    const foreign = between.some((i) => i.op === 'prim' && (i.pos.line !== (code[g.first] as PrimInstr).pos.line || i.pos.col !== (code[g.first] as PrimInstr).pos.col));
+    return foreign ? g.prims.map((pc) => ({ ...g, first: pc, last: pc, prims: [pc] })) : [g];
+  });
 }
+
+/** Whether a call's instructions include a branch or a jump (its own loop). */
+const hasControl = (code: readonly Instr[], g: Group) => code.slice(g.first, g.last + 1).some((i) => i.op === 'branch' || i.op === 'jump');
 
 /** Loops of the code, as [head, back-jump] index ranges. */
 function loopsOf(code: readonly Instr[]): [number, number][] {
@@ -154,6 +165,8 @@ function placesOf(prog: Program, thread: number, namer: Namer): Place[] {
   const prevBefore = (at: number) => [...groups].reverse().find((g) => g.last < at);
   // Straight after each call: the fall-through path only.
   groups.forEach((g) => {
+    // After a call with its own loop, a fence goes where its paths meet (below).
+    if (hasControl(code, g)) return;
     const at = g.last + 1;
     const next = nextAfter(at);
     const ar = around(at);
@@ -176,14 +189,15 @@ function placesOf(prog: Program, thread: number, namer: Namer): Place[] {
     const next = nextAfter(at);
     if (!prev || !next) continue;
     const loop = loops.find(([, j]) => j === at - 1);
-    const ins = code[next.first] as PrimInstr;
     const what = loop ? 'after the loop' : 'after the if';
     const src = code.slice(0, at).reverse().find((i): i is Extract<Instr, { op: 'loopcheck' }> => i.op === 'loopcheck');
     const loopAt = loop && src ? ` of ${namer.where(src.pos)}` : '';
+    // Right after a call with its own loop (smp_cond_load_acquire()): after the call.
+    const afterCall = hasControl(code, prev) && code.slice(prev.last + 1, at).every((i) => i.op !== 'prim');
     places.push({
       thread, prev, next, ...around(at),
       edit: (fence) => ({ op: 'insert-fence-before', thread, pc: at, name: fence }),
-      text: `${what}${loopAt}, before ${name(next)}${ins ? '' : ''}`,
+      text: afterCall ? `between ${name(prev)} and ${name(next)}` : `${what}${loopAt}, before ${name(next)}`,
       key: `before:${thread}:${at}`,
     });
   }
@@ -233,16 +247,64 @@ export function candidateChanges(prog: Program, namer: Namer = lineNamer): Chang
         }
       }
     }
-    th.code.forEach((ins, pc) => {
-      if (!isAccess(ins)) return;
-      out.push(...strengthenings(th.index, pc, ins, namer));
-    });
+    for (const g of groupsOf(th.code)) out.push(...strengthenings(th.index, th.code, g, namer));
   }
   return out;
 }
 
-/** An access's stronger forms: acquire if it reads, release if it writes, fully ordered if it is an RMW. */
-function strengthenings(thread: number, pc: number, ins: PrimInstr, namer: Namer): Change[] {
+/**
+ * A call's stronger forms: acquire if it reads, release if it writes, fully
+ * ordered if it is an RMW; of each access it makes, or, for a lowered
+ * operation whose accesses all become the same primitive of another
+ * (test_bit to test_bit_acquire, smp_cond_load_relaxed to
+ * smp_cond_load_acquire), of all of them at once, under that name.
+ */
+function strengthenings(thread: number, code: readonly Instr[], g: Group, namer: Namer): Change[] {
+  const out: Change[] = [];
+  const first = code[g.first] as PrimInstr;
+  const at = (pc: number) => `${namer.step(thread, pc) ?? `P${thread}`} (${namer.where((code[pc] as PrimInstr).pos)})`;
+  const forms = g.prims.map((pc) => ({ pc, ins: code[pc] as PrimInstr, wants: wantedOrderings(code[pc] as PrimInstr) }));
+  const handled = new Set<string>();
+  if (g.prims.length > 1) {
+    for (const annot of ['ACQUIRE', 'RELEASE', 'MB'] as Annot[]) {
+      if (!forms.every((f) => f.wants.includes(annot))) continue;
+      const tos = forms.map((f) => orderedForm(f.ins.name, f.ins.prim, annot));
+      if (tos.some((t) => !t || t.name !== tos[0]!.name)) continue;
+      const op = loweredWithOrdering(first.name, tos[0]!);
+      if (!op) continue;
+      forms.forEach((f) => handled.add(`${f.pc}/${annot}`));
+      out.push({
+        edits: forms.map((f) => ({ op: 'replace', thread, pc: f.pc, name: tos[0]!.name })),
+        text: `${first.name} → ${op} at ${at(g.first)}`,
+        cost: annot === 'MB' ? COST.fullRmw : COST.acquireRelease,
+        sites: forms.map((f) => `access:${thread}:${f.pc}`),
+        thread,
+        strongest: annot === 'MB' || !forms.some((f) => effectOf(f.ins.prim).rmw),
+      });
+    }
+  }
+  for (const { pc, ins, wants } of forms) {
+    const e = effectOf(ins.prim);
+    for (const annot of wants) {
+      if (handled.has(`${pc}/${annot}`)) continue;
+      const to = orderedForm(ins.name, ins.prim, annot);
+      if (!to) continue;
+      const shown = loweredWithOrdering(ins.name, to) ?? (to.def ? to.name : `${to.name} semantics`);
+      out.push({
+        edits: [{ op: 'replace', thread, pc, name: to.name }],
+        text: `${ins.name} → ${shown} at ${at(pc)}`,
+        cost: annot === 'MB' ? COST.fullRmw : COST.acquireRelease,
+        sites: [`access:${thread}:${pc}`],
+        thread,
+        strongest: annot === 'MB' || !e.rmw,
+      });
+    }
+  }
+  return out;
+}
+
+/** The orderings an access may be strengthened to. */
+function wantedOrderings(ins: PrimInstr): Annot[] {
   const e = effectOf(ins.prim);
   const own = e.annot;
   if (own === 'MB' || own === 'PLAIN' || e.object !== 'memory') return [];
@@ -252,22 +314,7 @@ function strengthenings(thread: number, pc: number, ins: PrimInstr, namer: Namer
     if (e.writes) wants.push('RELEASE');
   }
   if (e.rmw) wants.push('MB');
-  const at = `${namer.step(thread, pc) ?? `P${thread}`} (${namer.where(ins.pos)})`;
-  const out: Change[] = [];
-  for (const annot of wants) {
-    const to = orderedForm(ins.name, ins.prim, annot);
-    if (!to) continue;
-    const shown = loweredWithOrdering(ins.name, to) ?? (to.def ? to.name : `${to.name} semantics`);
-    out.push({
-      edits: [{ op: 'replace', thread, pc, name: to.name }],
-      text: `${ins.name} → ${shown} at ${at}`,
-      cost: annot === 'MB' ? COST.fullRmw : COST.acquireRelease,
-      sites: [`access:${thread}:${pc}`],
-      thread,
-      strongest: annot === 'MB' || !e.rmw,
-    });
-  }
-  return out;
+  return wants;
 }
 
 /** Whether some execution satisfies the condition; undefined when a limit stopped the check. */

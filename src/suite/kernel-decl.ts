@@ -20,7 +20,8 @@ function addressType(info: PrimitiveInfo | Lowered): string {
 
 /** One `export declare function` line for a primitive. */
 export function declaration(name: string, info: PrimitiveInfo | Lowered): string {
-  const params = paramsOf(info).map((p, i) => `${p}: ${i === info.addrArg ? addressType(info) : 'int'}`);
+  const condOf = 'cond' in info ? info.cond : undefined;
+  const params = paramsOf(info).map((p, i) => `${p}: ${i === info.addrArg ? addressType(info) : i === condOf ? '(VAL: int) => boolean' : 'int'}`);
   return `export declare function ${name}(${params.join(', ')}): ${info.returns ? 'int' : 'void'};`;
 }
 

@@ -605,6 +605,7 @@ class ThreadBuilder {
     const pos = this.L.pos(m, e);
     if (args.length !== info.arity) throw this.err(m, e, `${name} takes ${info.arity} argument${info.arity === 1 ? '' : 's'}, not ${args.length}`);
     const cargs: Expr[] = args.map((a, i) => {
+      if ('cond' in info && i === info.cond) return this.condOverVal(name, a, scope);
       if (i !== info.addrArg) return this.value(a, scope, out);
       const v = this.expr(a, scope, out);
       if (v.k !== 'path' || v.path.length === 0) throw this.err(m, a, `${name} needs a shared location here (a field of the state)`);
@@ -630,6 +631,26 @@ class ThreadBuilder {
     this.temps.add(t);
     out.push(assign(t, call, pos));
     return { k: 'expr', e: { kind: 'name', name: t, pos } };
+  }
+
+  /**
+   * The condition of smp_cond_load_acquire() and the like, written as an
+   * arrow function of VAL (`(VAL) => VAL !== 0`): its body as a C
+   * expression over the register VAL; it may not access memory (it is
+   * evaluated inside the operation's loop).
+   */
+  private condOverVal(name: string, a: Node, scope: Scope): Expr {
+    const N = this.N;
+    const m = scope.module;
+    const params = N.isArrowFunction(a) ? a.getParameters() : [];
+    const body = N.isArrowFunction(a) ? a.getBody() : undefined;
+    if (!body || params.length !== 1 || !N.isExpression(body)) throw this.err(m, a, `${name} takes its condition as an arrow function of VAL: (VAL) => VAL !== 0`);
+    const inner = scope.child();
+    inner.set(params[0].getName(), { k: 'reg', name: 'VAL' });
+    const before: Stmt[] = [];
+    const cond = this.value(body, inner, before);
+    if (before.length) throw this.err(m, body, `${name}'s condition may not access memory (it is evaluated in the loop)`);
+    return cond;
   }
 
   private inline(fn: Node, fm: Module, args: Node[], scope: Scope, out: Stmt[], wantValue: boolean, e: Node): Val {
