@@ -1,0 +1,375 @@
+// Compiling a cat model: its files read and their includes inlined (as
+// herd does, textually, each file once per include), every name resolved to
+// the definition it means (a numbered slot: a later `let fence = fence | x`
+// is a new slot, so functions keep the definitions they were written
+// against), and each definition staged by what it depends on: `static` when
+// it needs only what an execution's events decide (program order, tags,
+// dependencies, locations), `dynamic` when it needs rf, co or the final
+// writes. Static definitions are computed once per event structure, the
+// rest per candidate (models/cat/evaluate.ts).
+
+import type { Binding, CatExpr, CatFile, CatInstr, CatPos, Condition, Pattern } from './ast.js';
+import { BASE_NAMES, HERD_PRIMITIVES, NATIVES } from './builtins.js';
+import { ModelError } from './lexer.js';
+import { LIBRARY } from './library.js';
+import { parseCat } from './parser.js';
+
+export type Stage = 'static' | 'dynamic';
+
+/** Where a model's files come from: a file's text by the name it is included by. */
+export interface ModelSource {
+  /** The text and path of an included file, or undefined if it is not found. */
+  find(name: string, from: CatPos | undefined): { path: string; text: string } | undefined;
+}
+
+/** One top-level instruction, with the slots it defines. */
+export interface CompiledInstr {
+  instr: CatInstr;
+  /** Slots the instruction binds (a let's names, a with's name, a procedure). */
+  defines: number[];
+  stage: Stage;
+}
+
+export interface CompiledCat {
+  title?: string;
+  instrs: CompiledInstr[];
+  /** Per slot: its name, stage, and the instruction that defines it (-1 for base names). */
+  slots: { name: string; stage: Stage; instr: number }[];
+  /** Slots of the base names (herd's sets and relations of an execution), by name. */
+  base: Map<string, number>;
+  /** Tags the model's enums declare. */
+  tags: Set<string>;
+  /** The variants the model tests (`if "lkmmv2"`), for reporting. */
+  variantsTested: Set<string>;
+  /** Every file read, for messages. */
+  files: string[];
+}
+
+/** Nested includes beyond this depth are a loop. */
+const MAX_INCLUDE_DEPTH = 32;
+
+/**
+ * Reads the model: stdlib first, then each of `mains` (the bell, then the
+ * cat) with their includes inlined; resolves names and stages them.
+ */
+export function compileCat(mains: { path: string; text: string }[], source: ModelSource, variants: ReadonlySet<string>): CompiledCat {
+  const files: string[] = [];
+  const flat: CatInstr[] = [];
+  const variantsTested = new Set<string>();
+  let title: string | undefined;
+  const expand = (list: CatInstr[], depth: number) => {
+    for (const ins of list) {
+      if (ins.kind === 'include') {
+        const lib = LIBRARY[ins.file];
+        const found = source.find(ins.file, ins.pos);
+        if (depth >= MAX_INCLUDE_DEPTH) throw new ModelError(`include "${ins.file}": files include each other in a loop`, ins.pos);
+        if (found) load(found.text, found.path, depth + 1, lib?.natives ?? []);
+        else if (lib) load(lib.text, `litmus:${ins.file}`, depth + 1, lib.natives);
+        else throw new ModelError(`Cannot find file ${ins.file}`, ins.pos);
+      } else if (ins.kind === 'if' && ins.cond.kind === 'variant') {
+        // Variants are known before the model runs: only the branch taken is read.
+        variantsTested.add(ins.cond.name);
+        expand(variants.has(ins.cond.name) ? ins.then : ins.otherwise, depth);
+      } else {
+        flat.push(ins);
+      }
+    }
+  };
+  const load = (text: string, path: string, depth: number, natives: readonly string[]): CatFile => {
+    files.push(path);
+    const parsed: CatFile = parseCat(text, path);
+    for (const n of natives) flat.push({ kind: 'let', rec: false, bindings: [nativeBinding(n, parsed)], pos: { file: path, line: 1, col: 1 } });
+    expand(parsed.instrs, depth);
+    return parsed;
+  };
+  const std = LIBRARY['stdlib.cat'];
+  load(std.text, 'litmus:stdlib.cat', 0, std.natives);
+  for (const m of mains) title = load(m.text, m.path, 0, []).title ?? title;
+  const compiled = resolve(flat, files, title);
+  for (const v of variantsTested) compiled.variantsTested.add(v);
+  return compiled;
+}
+
+/** `let NAME = <the native of that name>`, at the start of the file that makes it visible. */
+function nativeBinding(name: string, file: CatFile): Binding {
+  const pos = { file: file.file, line: 1, col: 1 };
+  return { pattern: { kind: 'var', name }, expr: { kind: 'var', name: `%${name}`, pos }, pos };
+}
+
+/** Local names in scope while resolving an expression (parameters, let ... in). */
+type Locals = ReadonlySet<string>;
+
+class Resolver {
+  readonly slots: CompiledCat['slots'] = [];
+  readonly base = new Map<string, number>();
+  readonly tags = new Set<string>();
+  readonly variantsTested = new Set<string>();
+  /** The slot each top-level name now means. */
+  readonly top = new Map<string, number>();
+  /** Depth of `try` bodies being resolved: an unknown name there is not an error. */
+  private inTry = 0;
+  /** Stage of the expression being resolved (the latest stage of any slot it reads). */
+  private stage: Stage = 'static';
+
+  constructor() {
+    for (const [name, stage] of BASE_NAMES) this.bindBase(name, stage);
+    for (const name of NATIVES.keys()) this.bindBase(`%${name}`, 'static');
+    for (const name of HERD_PRIMITIVES) this.bindBase(name, 'static');
+  }
+
+  private bindBase(name: string, stage: Stage): void {
+    const slot = this.slots.length;
+    this.slots.push({ name, stage, instr: -1 });
+    this.base.set(name, slot);
+    this.top.set(name, slot);
+  }
+
+  /** A tag's set, bound when an enum declares the tag (see tagSetName). */
+  declareTag(tag: string): void {
+    this.tags.add(tag);
+    const name = tagSetName(tag);
+    if (!this.base.has(name)) this.bindBase(name, 'static');
+    else this.top.set(name, this.base.get(name)!);
+  }
+
+  define(name: string | null, stage: Stage, instr: number): number {
+    const slot = this.slots.length;
+    this.slots.push({ name: name ?? '_', stage, instr });
+    if (name !== null) this.top.set(name, slot);
+    return slot;
+  }
+
+  /** Resolves an expression; returns its stage. */
+  expr(e: CatExpr, locals: Locals): Stage {
+    const saved = this.stage;
+    this.stage = 'static';
+    this.walk(e, locals);
+    const s = this.stage as Stage;
+    this.stage = saved === 'dynamic' || s === 'dynamic' ? 'dynamic' : 'static';
+    return s;
+  }
+
+  private read(slot: number): void {
+    if (this.slots[slot].stage === 'dynamic') this.stage = 'dynamic';
+  }
+
+  private walk(e: CatExpr, locals: Locals): void {
+    switch (e.kind) {
+      case 'var': {
+        if (locals.has(e.name)) {
+          e.ref = { kind: 'local' };
+          return;
+        }
+        const slot = this.top.get(e.name);
+        if (slot === undefined) {
+          if (this.inTry === 0) throw new ModelError(`unknown name "${e.name}"`, e.pos);
+          e.ref = { kind: 'unbound' };
+          return;
+        }
+        e.ref = { kind: 'slot', slot };
+        this.read(slot);
+        return;
+      }
+      case 'empty':
+      case 'universe':
+      case 'tag':
+        return;
+      case 'explicit':
+      case 'tuple':
+        for (const x of e.elems) this.walk(x, locals);
+        return;
+      case 'unary':
+        this.walk(e.arg, locals);
+        return;
+      case 'binary':
+        for (const x of e.args) this.walk(x, locals);
+        return;
+      case 'app':
+        this.walk(e.fn, locals);
+        this.walk(e.arg, locals);
+        return;
+      case 'fun':
+        this.walk(e.body, withNames(locals, patternNames(e.param)));
+        return;
+      case 'let': {
+        const names = e.bindings.flatMap((b) => patternNames(b.pattern));
+        const inner = withNames(locals, names);
+        for (const b of e.bindings) this.walk(b.expr, e.rec ? inner : locals);
+        this.walk(e.body, inner);
+        return;
+      }
+      case 'try':
+        this.inTry++;
+        try {
+          this.walk(e.body, locals);
+        } finally {
+          this.inTry--;
+        }
+        this.walk(e.otherwise, locals);
+        return;
+      case 'if':
+        this.condition(e.cond, locals);
+        this.walk(e.then, locals);
+        this.walk(e.otherwise, locals);
+        return;
+      case 'match-tag':
+        this.walk(e.subject, locals);
+        for (const c of e.clauses) this.walk(c.body, locals);
+        if (e.fallback) this.walk(e.fallback, locals);
+        return;
+      case 'match-set':
+        this.walk(e.subject, locals);
+        this.walk(e.ifEmpty, locals);
+        this.walk(e.body, withNames(locals, [e.elem, e.rest]));
+        return;
+    }
+  }
+
+  condition(c: Condition, locals: Locals): void {
+    if (c.kind === 'variant') {
+      this.variantsTested.add(c.name);
+      return;
+    }
+    this.walk(c.left, locals);
+    this.walk(c.right, locals);
+  }
+
+  /** Resolves instructions of a procedure body (locals: its parameters and its own lets). */
+  body(instrs: CatInstr[], locals: Locals): Stage {
+    let scope = locals;
+    let stage: Stage = 'static';
+    const note = (s: Stage) => {
+      if (s === 'dynamic') stage = 'dynamic';
+    };
+    for (const ins of instrs) {
+      switch (ins.kind) {
+        case 'let': {
+          const names = ins.bindings.flatMap((b) => patternNames(b.pattern));
+          const inner = withNames(scope, names);
+          for (const b of ins.bindings) note(this.expr(b.expr, ins.rec ? inner : scope));
+          scope = inner;
+          break;
+        }
+        case 'test':
+          note(this.expr(ins.expr, scope));
+          break;
+        case 'call': {
+          const slot = this.top.get(ins.name);
+          if (slot === undefined) throw new ModelError(`unknown procedure "${ins.name}"`, ins.pos);
+          ins.slot = slot;
+          if (this.slots[slot].stage === 'dynamic') stage = 'dynamic';
+          note(this.expr(ins.arg, scope));
+          break;
+        }
+        case 'show':
+        case 'debug':
+          break;
+        default:
+          throw new ModelError(`"${ins.kind}" is not supported inside a procedure or forall`, ins.pos);
+      }
+    }
+    return stage;
+  }
+}
+
+function withNames(locals: Locals, names: (string | null)[]): Locals {
+  const s = new Set(locals);
+  for (const n of names) if (n !== null) s.add(n);
+  return s;
+}
+
+export function patternNames(p: Pattern): (string | null)[] {
+  return p.kind === 'var' ? [p.name] : p.names;
+}
+
+/** The set herd names after a tag: its first letter in capitals ('rmb is Rmb, 'sync-rcu Sync-rcu, 'MB MB). */
+export function tagSetName(tag: string): string {
+  return tag.charAt(0).toUpperCase() + tag.slice(1);
+}
+
+const NO_LOCALS: Locals = new Set();
+
+function resolve(flat: CatInstr[], files: string[], title: string | undefined): CompiledCat {
+  const r = new Resolver();
+  const instrs: CompiledInstr[] = [];
+  const at = () => instrs.length;
+  const push = (instr: CatInstr, defines: number[], stage: Stage) => instrs.push({ instr, defines, stage });
+  const topLevel = (list: CatInstr[]) => {
+    for (const ins of list) {
+      switch (ins.kind) {
+        case 'let': {
+          if (ins.rec) {
+            // Every name is in scope in every binding: slots first, then the bodies.
+            const idx = at();
+            const slots = ins.bindings.flatMap((b) => patternNames(b.pattern).map((n) => r.define(n, 'static', idx)));
+            let stage: Stage = 'static';
+            for (const b of ins.bindings) if (r.expr(b.expr, NO_LOCALS) === 'dynamic') stage = 'dynamic';
+            // A recursive definition reading itself was resolved while its slots were static; redo if dynamic.
+            if (stage === 'dynamic') {
+              for (const s of slots) r.slots[s].stage = 'dynamic';
+              for (const b of ins.bindings) r.expr(b.expr, NO_LOCALS);
+            }
+            push(ins, slots, stage);
+          } else {
+            let stage: Stage = 'static';
+            for (const b of ins.bindings) if (r.expr(b.expr, NO_LOCALS) === 'dynamic') stage = 'dynamic';
+            const idx = at();
+            const slots = ins.bindings.flatMap((b) => patternNames(b.pattern).map((n) => r.define(n, stage, idx)));
+            push(ins, slots, stage);
+          }
+          break;
+        }
+        case 'test':
+          push(ins, [], r.expr(ins.expr, NO_LOCALS));
+          break;
+        case 'with': {
+          r.expr(ins.from, NO_LOCALS);
+          const idx = at();
+          push(ins, [r.define(ins.name, 'dynamic', idx)], 'dynamic');
+          break;
+        }
+        case 'procedure': {
+          const idx = at();
+          const locals = new Set(patternNames(ins.param).filter((n): n is string => n !== null));
+          const stage = r.body(ins.body, locals);
+          push(ins, [r.define(ins.name, stage, idx)], stage);
+          break;
+        }
+        case 'call': {
+          const slot = r.top.get(ins.name);
+          if (slot === undefined) throw new ModelError(`unknown procedure "${ins.name}"`, ins.pos);
+          ins.slot = slot;
+          const argStage = r.expr(ins.arg, NO_LOCALS);
+          push(ins, [], argStage === 'dynamic' || r.slots[slot].stage === 'dynamic' ? 'dynamic' : 'static');
+          break;
+        }
+        case 'forall': {
+          const setStage = r.expr(ins.set, NO_LOCALS);
+          const bodyStage = r.body(ins.body, new Set([ins.name]));
+          push(ins, [], setStage === 'dynamic' || bodyStage === 'dynamic' ? 'dynamic' : 'static');
+          break;
+        }
+        case 'enum': {
+          for (const t of ins.tags) r.declareTag(t);
+          const idx = at();
+          push(ins, [r.define(ins.name, 'static', idx)], 'static');
+          break;
+        }
+        case 'events':
+          for (const a of ins.args) r.expr(a, NO_LOCALS);
+          break;
+        case 'if':
+          throw new ModelError('a top-level "if" may only test a variant ("name")', ins.pos);
+        case 'match':
+          throw new ModelError('a top-level "match" is not supported', ins.pos);
+        case 'show':
+        case 'debug':
+          break;
+        case 'include':
+          throw new ModelError('internal: include not inlined', ins.pos);
+      }
+    }
+  };
+  topLevel(flat);
+  return { title, instrs, slots: r.slots, base: r.base, tags: r.tags, variantsTested: r.variantsTested, files };
+}

@@ -1,0 +1,100 @@
+// Where a model's files are found, and herd's configuration files (.cfg:
+// `key value` lines naming the model, bell, macros and variants, plus keys
+// that only style pictures).
+//
+// herd7 looks for a file named on its command line or in a .cfg in the
+// current folder, then in each -I folder, then in its own library (litmus's
+// own library files, models/cat/library.ts); never beside the .cfg itself.
+// litmus's own commands (`check --conf FILE`, `--model FILE.cat`) look
+// beside the file named first, then the same way.
+
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import type { CatPos } from './ast.js';
+import { ModelError } from './lexer.js';
+import type { ModelSource } from './compile.js';
+
+/** A model given as files: what `--model`, `--conf` and herd7's options name. */
+export interface ModelFiles {
+  /** The .cat file (absolute path). */
+  cat: string;
+  bell?: string;
+  /** The .def file of macros (read by the program layer, see src/events). */
+  macros?: string;
+  variants: string[];
+  /** Folders searched for included files, in order (after the including file's own folder for litmus's commands). */
+  searchDirs: string[];
+  /** Checks not enforced (herd's -skipchecks). */
+  skipChecks: string[];
+}
+
+/** Keys of a .cfg that litmus follows; any other key is herd's picture styling or search tuning. */
+export interface ConfSettings {
+  model?: string;
+  bell?: string;
+  macros?: string;
+  variants: string[];
+  /** Every other `key value` line, for the caller to judge (unroll, speedcheck, graph options, ...). */
+  other: [string, string, CatPos][];
+}
+
+/** Reads a .cfg file. */
+export function readConf(path: string): ConfSettings {
+  const text = readModelText(path);
+  const out: ConfSettings = { variants: [], other: [] };
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.replace(/#.*$/, '').trim();
+    if (!line) return;
+    const m = /^(\S+)\s*(.*)$/.exec(line)!;
+    const [key, value] = [m[1].replace(/^-/, ''), m[2].trim()];
+    const pos = { file: path, line: i + 1, col: raw.indexOf(m[1]) + 1 };
+    if (key === 'model' || key === 'cat') out.model = value;
+    else if (key === 'bell') out.bell = value;
+    else if (key === 'macros') out.macros = value;
+    else if (key === 'variant') out.variants.push(...value.split(',').map((v) => v.trim()).filter(Boolean));
+    else out.other.push([key, value, pos]);
+  });
+  return out;
+}
+
+/** A model file's text; a folder, a missing or an unreadable file is a positioned error naming it. */
+export function readModelText(path: string): string {
+  const at = { file: path, line: 1, col: 1 };
+  let st;
+  try {
+    st = statSync(path);
+  } catch {
+    throw new ModelError(`Cannot find file ${path}`, at);
+  }
+  if (!st.isFile()) throw new ModelError('is not a file', at);
+  if (st.size > 4 << 20) throw new ModelError('model file larger than 4 MB', at);
+  return readFileSync(path, 'utf8');
+}
+
+/** The first folder of `dirs` holding `name` (a path with a folder part is taken as it is). */
+export function findIn(name: string, dirs: readonly string[]): string | undefined {
+  if (isAbsolute(name)) return existsSync(name) ? name : undefined;
+  for (const d of dirs) {
+    const p = resolve(d, name);
+    if (existsSync(p)) return p;
+  }
+  return undefined;
+}
+
+/** The source of included files: the search folders, each file's own folder first when `besideIncluder`. */
+export function fileSource(searchDirs: readonly string[], besideIncluder: boolean): ModelSource {
+  return {
+    find(name: string, from: CatPos | undefined) {
+      const dirs = besideIncluder && from && !from.file.startsWith('litmus:') ? [dirname(from.file), ...searchDirs] : searchDirs;
+      const path = findIn(name, dirs);
+      return path ? { path, text: readModelText(path) } : undefined;
+    },
+  };
+}
+
+/** The search folders of litmus's own commands for a model named by `path`: its folder, then the current one. */
+export function besideFirst(path: string): string[] {
+  return [dirname(resolve(path)), process.cwd()];
+}
+
+
