@@ -1,10 +1,83 @@
+// Every model litmus can check under, named once: the built-in ones (with
+// their aliases) and models given as files (a .cat with its .bell, found
+// from a --model, --conf or herd7 option, see src/cli/model-options.ts).
+// A model travels through the program (worker threads, the server) as a
+// spec string: a built-in name, or `files:` and the files' JSON. Every
+// command turns a spec into a Model with getModel.
+
 import type { Model } from '../src/model/model.js';
+import { compileModelFiles } from './cat/model.js';
+import type { ModelFiles } from './cat/files.js';
 import { lkmm } from './lkmm.js';
 import { sc } from './sc.js';
 import { x86tso } from './x86tso.js';
 
-export const MODELS: Record<string, Model> = { lkmm, sc, 'x86-tso': x86tso };
+/** The built-in models and the other names each answers to (herd's model file names among them). */
+export const BUILTIN_MODELS: readonly { model: Model; aliases: readonly string[] }[] = [
+  { model: lkmm, aliases: ['linux-kernel'] },
+  { model: sc, aliases: [] },
+  { model: x86tso, aliases: ['tso', 'x86', 'x86tso'] },
+];
 
-export function getModel(name: string): Model | undefined {
-  return MODELS[name === 'tso' || name === 'x86' ? 'x86-tso' : name];
+/** The built-in models by name (kept for callers that list them). */
+export const MODELS: Readonly<Record<string, Model>> = Object.fromEntries(BUILTIN_MODELS.map((m) => [m.model.name, m.model]));
+
+/** The built-in model a name or alias means, if any. */
+export function builtinModel(name: string): Model | undefined {
+  return BUILTIN_MODELS.find((m) => m.model.name === name || m.aliases.includes(name))?.model;
+}
+
+/** What the built-in names are, for messages. */
+export const BUILTIN_NAMES = BUILTIN_MODELS.map((m) => m.model.name).join(', ');
+
+export function unknownModelMessage(name: string): string {
+  return `unknown model "${name}" (built in: ${BUILTIN_NAMES}; or a .cat file, a .cfg file, or a folder with linux-kernel.cfg)`;
+}
+
+const FILES_PREFIX = 'files:';
+
+/** The spec of a model given as files. */
+export function filesSpec(files: ModelFiles): string {
+  return FILES_PREFIX + JSON.stringify(files);
+}
+
+/** The files of a spec, if it names files. */
+export function specFiles(spec: string): ModelFiles | undefined {
+  return spec.startsWith(FILES_PREFIX) ? (JSON.parse(spec.slice(FILES_PREFIX.length)) as ModelFiles) : undefined;
+}
+
+/**
+ * The fingerprint (models/cat/compile.ts) of the kernel's LKMM files as
+ * herdtools7 and tools/memory-model ship them (linux-kernel.cat, .bell,
+ * lock.cat, with litmus's library files and the variant lkmmv2). Given
+ * those files, litmus checks with its built-in copy, models/lkmm.ts, and
+ * the explorer's pruning derived from it: test/cat.test.ts shows that the
+ * compiled files and the built-in model give identical output on the
+ * whole kernel corpus, and that this fingerprint is that of the files in
+ * ../shared/lkmm. Any edit that changes a token changes the fingerprint,
+ * and the model is then the compiled one.
+ */
+export const KERNEL_LKMM_FINGERPRINT = '5858bfd31aaccb8625a7c661c50f892e08587904dd333b74a1d8dcf3300307e7';
+
+/** Compiled models by spec: each file set is read and compiled once per process. */
+const compiledBySpec = new Map<string, Model>();
+
+/**
+ * The model a spec names; undefined for an unknown name. A spec of files
+ * is compiled (a ModelError, positioned in the model's files, when they
+ * cannot be read).
+ */
+export function getModel(spec: string): Model | undefined {
+  const files = specFiles(spec);
+  if (!files) return builtinModel(spec);
+  let m = compiledBySpec.get(spec);
+  if (!m) compiledBySpec.set(spec, (m = modelOfFiles(files)));
+  return m;
+}
+
+/** The compiled model of the files, or the built-in LKMM under the files' name when they are the kernel's. */
+function modelOfFiles(files: ModelFiles): Model {
+  const compiled = compileModelFiles(files);
+  if (compiled.compiled.fingerprint !== KERNEL_LKMM_FINGERPRINT || files.skipChecks.length > 0) return compiled;
+  return { ...lkmm, name: compiled.name, description: `${compiled.description} (the kernel's LKMM: litmus's built-in copy)` };
 }

@@ -31,7 +31,7 @@ for (let i = 0; i < args.length; i++) {
 }
 const compiled = (() => {
   try {
-    return compileModelFiles({ cat: join(lkmmDir, 'linux-kernel.cat'), bell: join(lkmmDir, 'linux-kernel.bell'), variants: ['lkmmv2'], searchDirs: [lkmmDir], skipChecks: [] }, true);
+    return compileModelFiles({ cat: join(lkmmDir, 'linux-kernel.cat'), bell: join(lkmmDir, 'linux-kernel.bell'), variants: ['lkmmv2'], searchDirs: [lkmmDir], skipChecks: [], besideIncluder: true });
   } catch (e) {
     if (e instanceof ModelError) {
       console.error(e.format());

@@ -10,7 +10,8 @@
 
 import type { Binding, CatExpr, CatFile, CatInstr, CatPos, Condition, Pattern } from './ast.js';
 import { BASE_NAMES, HERD_PRIMITIVES, NATIVES } from './builtins.js';
-import { ModelError } from './lexer.js';
+import { createHash } from 'node:crypto';
+import { ModelError, tokenize } from './lexer.js';
 import { LIBRARY } from './library.js';
 import { parseCat } from './parser.js';
 
@@ -43,6 +44,12 @@ export interface CompiledCat {
   variantsTested: Set<string>;
   /** Every file read, for messages. */
   files: string[];
+  /**
+   * A digest of what the model says: every file's tokens in the order read
+   * (comments and layout left out) and the variants; equal models of equal
+   * text have equal fingerprints.
+   */
+  fingerprint: string;
 }
 
 /** Nested includes beyond this depth are a loop. */
@@ -75,8 +82,11 @@ export function compileCat(mains: { path: string; text: string }[], source: Mode
       }
     }
   };
+  const digest = createHash('sha256');
   const load = (text: string, path: string, depth: number, natives: readonly string[]): CatFile => {
     files.push(path);
+    for (const t of tokenize(text, path)) digest.update(`${t.kind}\u0000${t.text}\u0001`);
+    digest.update(`\u0002${natives.join(',')}\u0003`);
     const parsed: CatFile = parseCat(text, path);
     for (const n of natives) flat.push({ kind: 'let', rec: false, bindings: [nativeBinding(n, parsed)], pos: { file: path, line: 1, col: 1 } });
     expand(parsed.instrs, depth);
@@ -85,7 +95,8 @@ export function compileCat(mains: { path: string; text: string }[], source: Mode
   const std = LIBRARY['stdlib.cat'];
   load(std.text, 'litmus:stdlib.cat', 0, std.natives);
   for (const m of mains) title = load(m.text, m.path, 0, []).title ?? title;
-  const compiled = resolve(flat, files, title);
+  digest.update(`variants:${[...variants].sort().join(',')}`);
+  const compiled = resolve(flat, files, title, digest.digest('hex'));
   for (const v of variantsTested) compiled.variantsTested.add(v);
   return compiled;
 }
@@ -289,7 +300,7 @@ export function tagSetName(tag: string): string {
 
 const NO_LOCALS: Locals = new Set();
 
-function resolve(flat: CatInstr[], files: string[], title: string | undefined): CompiledCat {
+function resolve(flat: CatInstr[], files: string[], title: string | undefined, fingerprint: string): CompiledCat {
   const r = new Resolver();
   const instrs: CompiledInstr[] = [];
   const at = () => instrs.length;
@@ -371,5 +382,5 @@ function resolve(flat: CatInstr[], files: string[], title: string | undefined): 
     }
   };
   topLevel(flat);
-  return { title, instrs, slots: r.slots, base: r.base, tags: r.tags, variantsTested: r.variantsTested, files };
+  return { title, instrs, slots: r.slots, base: r.base, tags: r.tags, variantsTested: r.variantsTested, files, fingerprint };
 }

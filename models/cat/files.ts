@@ -26,6 +26,8 @@ export interface ModelFiles {
   searchDirs: string[];
   /** Checks not enforced (herd's -skipchecks). */
   skipChecks: string[];
+  /** Whether an included file is looked for beside the file that includes it first (litmus's commands; not herd7). */
+  besideIncluder?: boolean;
 }
 
 /** Keys of a .cfg that litmus follows; any other key is herd's picture styling or search tuning. */
@@ -36,21 +38,23 @@ export interface ConfSettings {
   variants: string[];
   /** Every other `key value` line, for the caller to judge (unroll, speedcheck, graph options, ...). */
   other: [string, string, CatPos][];
+  /** Where the model, bell and macros lines are. */
+  at: { model?: CatPos; bell?: CatPos; macros?: CatPos };
 }
 
 /** Reads a .cfg file. */
 export function readConf(path: string): ConfSettings {
   const text = readModelText(path);
-  const out: ConfSettings = { variants: [], other: [] };
+  const out: ConfSettings = { variants: [], other: [], at: {} };
   text.split('\n').forEach((raw, i) => {
     const line = raw.replace(/#.*$/, '').trim();
     if (!line) return;
     const m = /^(\S+)\s*(.*)$/.exec(line)!;
     const [key, value] = [m[1].replace(/^-/, ''), m[2].trim()];
     const pos = { file: path, line: i + 1, col: raw.indexOf(m[1]) + 1 };
-    if (key === 'model' || key === 'cat') out.model = value;
-    else if (key === 'bell') out.bell = value;
-    else if (key === 'macros') out.macros = value;
+    if (key === 'model' || key === 'cat') [out.model, out.at.model] = [value, pos];
+    else if (key === 'bell') [out.bell, out.at.bell] = [value, pos];
+    else if (key === 'macros') [out.macros, out.at.macros] = [value, pos];
     else if (key === 'variant') out.variants.push(...value.split(',').map((v) => v.trim()).filter(Boolean));
     else out.other.push([key, value, pos]);
   });

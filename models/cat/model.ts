@@ -6,6 +6,7 @@
 // from this model's text, so a compiled model declares none of it: every
 // load-buffering guess and every lock order is explored and judged whole.
 
+import { isAbsolute, relative } from 'node:path';
 import type { Execution } from '../../src/model/execution.js';
 import type { Highlight, Model, Verdict } from '../../src/model/model.js';
 import { scratch } from '../../src/relation/relation.js';
@@ -22,10 +23,10 @@ export interface CatModel extends Model {
 }
 
 /** Compiles the model the files describe; throws ModelError (positioned) if they cannot be read. */
-export function compileModelFiles(files: ModelFiles, besideIncluder: boolean): CatModel {
+export function compileModelFiles(files: ModelFiles): CatModel {
   const mains = [...(files.bell ? [files.bell] : []), files.cat].map((path) => ({ path, text: readModelText(path) }));
   const variants = new Set(files.variants);
-  const compiled = compileCat(mains, fileSource(files.searchDirs, besideIncluder), variants);
+  const compiled = compileCat(mains, fileSource(files.searchDirs, files.besideIncluder ?? false), variants);
   const opts = { variants, skipChecks: new Set(files.skipChecks) };
   const runs = new WeakMap<object, StructureRun>();
   const runOf = (x: Execution) => {
@@ -38,8 +39,8 @@ export function compileModelFiles(files: ModelFiles, besideIncluder: boolean): C
     return { consistent: v.consistent, violated: v.violated, flags: v.flags };
   };
   return {
-    name: compiled.title ? `${compiled.title} (${files.cat})` : files.cat,
-    description: `the model of ${files.cat}${files.bell ? ` with ${files.bell}` : ''}`,
+    name: displayPath(files.cat),
+    description: `${compiled.title ? `"${compiled.title}": ` : ''}${displayPath(files.cat)}${files.bell ? ` with ${displayPath(files.bell)}` : ''}`,
     compiled,
     files,
     // No pruning of the explorer's own (see the header): every branch is explored.
@@ -70,6 +71,12 @@ function explainCheck(compiled: CompiledCat, run: StructureRun, x: Execution, ax
   const pairs = rel.pairs();
   const shown = test.test === 'irreflexive' ? pairs.filter(([a, b]) => a === b) : pairs;
   return shown.length > 0 ? { name, edges: shown.slice(0, 4), labels: shown.slice(0, 4).map(() => name) } : undefined;
+}
+
+/** A file as messages name it: relative to the current folder when inside it. */
+function displayPath(p: string): string {
+  const r = relative(process.cwd(), p);
+  return r && !r.startsWith('..') && !isAbsolute(r) ? r : p;
 }
 
 function relationName(e: CatExpr): string | undefined {

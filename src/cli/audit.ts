@@ -4,7 +4,7 @@
 
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { getModel } from '../../models/index.js';
+import { getModel, unknownModelMessage } from '../../models/index.js';
 import { parseLitmus } from '../parse/parser.js';
 import { printLitmus } from '../parse/printer.js';
 import type { Model } from '../model/model.js';
@@ -26,7 +26,7 @@ interface AuditFlags {
 export async function runAudit(inputs: string[], o: AuditFlags): Promise<number> {
   const model = getModel(o.model);
   if (!model) {
-    console.error(`unknown model "${o.model}" (lkmm, sc, x86-tso)`);
+    console.error(unknownModelMessage(o.model));
     return 2;
   }
   const { files, folders, missing, suites: tsSuites } = resolveInputs(inputs);

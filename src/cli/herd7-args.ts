@@ -6,13 +6,18 @@
 // ignored (litmus draws its own picture); options that would change the
 // answer in a way litmus cannot follow are refused, never silently dropped.
 
-import { existsSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, resolve } from 'node:path';
+import { builtinModel, filesSpec } from '../../models/index.js';
+import { findIn, readConf } from '../../models/cat/files.js';
+import { ModelError } from '../../models/cat/lexer.js';
 
 export type Speed = 'false' | 'true' | 'fast';
 
 export interface HerdOptions {
+  /** The model spec (models/index.ts), settled once every option is read. */
   model: string;
+  /** The model's files as the options name them, in the order given (a later option wins). */
+  modelFiles: { cat?: string; bell?: string; macros?: string; variants: string[]; skipChecks: string[] };
   unroll?: number;
   speedcheck: Speed;
   /** Which executions -o pictures: none (herd's default: an empty file) or those satisfying the proposition. */
@@ -23,6 +28,8 @@ export interface HerdOptions {
   exitIfFailed: boolean;
   /** Folders searched for -conf files (-I, -set-libdir). */
   includeDirs: string[];
+  /** The .cfg files being read, innermost last (a file naming itself is refused). */
+  confChain: string[];
   /** Notes for stderr (e.g. what -gv does here). */
   notes: string[];
   version?: boolean;
@@ -48,28 +55,11 @@ const NEUTRAL_OPTIONS = new Set(['optace', 'maxphantom', 'archcheck', 'machsize'
 /** Options without a value that litmus can ignore. */
 const NEUTRAL_FLAGS = new Set(['v', 'q', 'switch']);
 
-const BUILTIN_MODELS: Record<string, string> = {
-  'linux-kernel': 'lkmm',
-  lkmm: 'lkmm',
-  sc: 'sc',
-  x86tso: 'x86-tso',
-  'x86-tso': 'x86-tso',
-  tso: 'x86-tso',
-};
-
-export function modelFor(name: string): string {
-  const base = basename(name).replace(/\.cat$/, '');
-  const m = BUILTIN_MODELS[base];
-  if (!m) {
-    throw new HerdUsageError(
-      `model "${name}" is not supported: litmus has linux-kernel.cat (the LKMM), sc.cat and x86tso.cat built in, and does not read .cat files`,
-    );
-  }
-  return m;
-}
-
 export function defaultHerdOptions(): HerdOptions {
-  return { model: 'lkmm', speedcheck: 'false', show: 'none', exitIfFailed: false, includeDirs: [], notes: [] };
+  return {
+    model: 'lkmm', modelFiles: { variants: [], skipChecks: [] }, speedcheck: 'false', show: 'none', exitIfFailed: false,
+    includeDirs: [], notes: [], confChain: [],
+  };
 }
 
 /** Parses herd7's arguments; returns the options and the test files. Throws HerdUsageError. */
@@ -98,7 +88,57 @@ export function parseHerdArgs(argv: string[]): { opts: HerdOptions; files: strin
     }
     applyOption(opts, key, value, 'command line');
   }
+  opts.model = settleModel(opts);
   return { opts, files };
+}
+
+/** The folders herd7 looks in for a file an option or a .cfg names: the current one, then the -I ones. */
+function herdDirs(opts: HerdOptions): string[] {
+  return [process.cwd(), ...opts.includeDirs.map((d) => resolve(d))];
+}
+
+/**
+ * The model the options name. A .cat file is read from where herd7 would
+ * find it; herd's own library models sc.cat and x86tso.cat, when no such
+ * file is at hand, are litmus's built-in SC and x86-TSO; a built-in name
+ * that is no file (`-model lkmm`) is litmus's own model, with a note
+ * (herd7 would look for a file of that name).
+ */
+function settleModel(opts: HerdOptions): string {
+  const f = opts.modelFiles;
+  if (f.variants.includes('lkmmv1')) {
+    throw new HerdUsageError('-variant lkmmv1: herd7\'s legacy LKMM events (explicit fences around fully ordered RMWs, the .def\'s tags ignored) are not modelled by litmus; use lkmmv2');
+  }
+  if (f.cat === undefined) {
+    if (f.bell !== undefined) throw new HerdUsageError(`-bell ${f.bell}: a bell file needs a model (-model or -conf)`);
+    return 'lkmm';
+  }
+  const dirs = herdDirs(opts);
+  const cat = findIn(f.cat, dirs);
+  if (!cat) {
+    const base = basename(f.cat);
+    const builtin = base === 'sc.cat' ? 'sc' : base === 'x86tso.cat' ? 'x86-tso' : !f.cat.endsWith('.cat') ? builtinModel(f.cat)?.name : undefined;
+    if (!builtin) throw new HerdUsageError(`Cannot find file ${f.cat}`);
+    if (!f.cat.endsWith('.cat')) opts.notes.push(`-model ${f.cat}: litmus's built-in model (herd7 would look for a file of that name)`);
+    return builtin;
+  }
+  const bell = f.bell === undefined ? undefined : findIn(f.bell, dirs);
+  if (f.bell !== undefined && !bell) throw new HerdUsageError(`Cannot find file ${f.bell}`);
+  const macros = f.macros === undefined ? undefined : findIn(f.macros, dirs);
+  if (f.macros !== undefined && !macros) throw new HerdUsageError(`Cannot find file ${f.macros}`);
+  return filesSpec({ cat, bell, macros, variants: f.variants, searchDirs: dirs, skipChecks: f.skipChecks, besideIncluder: false });
+}
+
+/** -variant lkmmv1 and lkmmv2 are one choice (the last given wins); other variants add up. */
+function addVariants(list: string[], value: string): void {
+  for (const v of value.split(',').map((x) => x.trim()).filter(Boolean)) {
+    if (v === 'lkmmv1' || v === 'lkmmv2') {
+      const other = v === 'lkmmv1' ? 'lkmmv2' : 'lkmmv1';
+      const i = list.indexOf(other);
+      if (i >= 0) list.splice(i, 1);
+    }
+    if (!list.includes(v)) list.push(v);
+  }
 }
 
 function applyOption(opts: HerdOptions, key: string, value: string, where: string): void {
@@ -109,16 +149,19 @@ function applyOption(opts: HerdOptions, key: string, value: string, where: strin
       return;
     case 'model':
     case 'cat':
-      opts.model = modelFor(value);
+      opts.modelFiles.cat = value;
       return;
     case 'bell':
-      if (basename(value) !== 'linux-kernel.bell') throw unsupported('only the LKMM\'s linux-kernel.bell is built in');
+      opts.modelFiles.bell = value;
       return;
     case 'macros':
-      if (basename(value) !== 'linux-kernel.def') throw unsupported('only the LKMM\'s linux-kernel.def is built in');
+      opts.modelFiles.macros = value;
       return;
     case 'variant':
-      if (value !== '' && value !== 'lkmmv2' && value !== 'lkmmv1') throw unsupported('variants other than the LKMM\'s are not supported');
+      addVariants(opts.modelFiles.variants, value);
+      return;
+    case 'skipchecks':
+      for (const c of value.split(',').map((x) => x.trim()).filter(Boolean)) opts.modelFiles.skipChecks.push(c);
       return;
     case 'unroll':
       opts.unroll = wholeNumber(key, value);
@@ -182,24 +225,26 @@ function wholeNumber(key: string, v: string): number {
 }
 
 /**
- * A configuration file: `key value` lines, `#` comments. Found as named, else
- * in the -I folders; `linux-kernel.cfg` is built in (the kernel's, whose
- * model is the LKMM) when no such file is at hand.
+ * A configuration file: `key value` lines, `#` comments, found where herd7
+ * finds it (the current folder, then the -I folders; never beside it for
+ * the files it names). Its keys are options, applied in order.
  */
 function applyConf(opts: HerdOptions, name: string): void {
-  const candidates = [name, ...opts.includeDirs.map((d) => join(d, name))];
-  const file = candidates.find((f) => existsSync(f));
-  if (!file) {
-    if (basename(name) === 'linux-kernel.cfg') {
-      opts.model = 'lkmm';
-      return;
-    }
-    throw new HerdUsageError(`cannot find the configuration file "${name}"`);
+  const file = findIn(name, herdDirs(opts));
+  if (!file) throw new HerdUsageError(`Cannot find file ${name}`);
+  if (opts.confChain.includes(file)) throw new HerdUsageError(`-conf ${name}: configuration files name each other in a loop (${[...opts.confChain, file].join(' -> ')})`);
+  opts.confChain.push(file);
+  let settings;
+  try {
+    settings = readConf(file);
+  } catch (e) {
+    if (e instanceof ModelError) throw new HerdUsageError(e.format());
+    throw e;
   }
-  for (const raw of readFileSync(file, 'utf8').split('\n')) {
-    const line = raw.replace(/#.*$/, '').trim();
-    if (!line) continue;
-    const m = /^(\S+)\s*(.*)$/.exec(line)!;
-    applyOption(opts, m[1], m[2].trim(), file);
-  }
+  if (settings.model !== undefined) applyOption(opts, 'model', settings.model, file);
+  if (settings.bell !== undefined) applyOption(opts, 'bell', settings.bell, file);
+  if (settings.macros !== undefined) applyOption(opts, 'macros', settings.macros, file);
+  for (const v of settings.variants) applyOption(opts, 'variant', v, file);
+  for (const [key, value] of settings.other) applyOption(opts, key, value, file);
+  opts.confChain.pop();
 }

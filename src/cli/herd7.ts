@@ -70,6 +70,15 @@ export async function herd7Main(argv: string[], io: HerdIo = STDIO): Promise<num
       return 2;
     }
   }
+  const { getModel } = await import('../../models/index.js');
+  const { ModelError } = await import('../../models/cat/lexer.js');
+  try {
+    getModel(opts.model);
+  } catch (e) {
+    if (!(e instanceof ModelError)) throw e;
+    io.err(`${e.format()}\n`);
+    return 2;
+  }
   const { checkOne } = await import('./herd7-test.js');
   const seen = new Map<string, { hash: string; file: string }>();
   for (const file of files) {

@@ -161,7 +161,7 @@ function optionsRecord(o: HistoryFlags): Record<string, unknown> {
 function headerLines(dirs: string[], o: HistoryFlags, n: number, stopped: number, wall: number): string[] {
   const version = packageVersion();
   return [
-    `litmus history: ${n} test${n === 1 ? '' : 's'} under ${dirs.join(' ')}, by litmus ${version} under the model ${o.model}`,
+    `litmus history: ${n} test${n === 1 ? '' : 's'} under ${dirs.join(' ')}, by litmus ${version} under the model ${modelOf(o.model).name}`,
     `per test: herd7's output as the kernel's scripts save it in FILE.litmus.out; timeout ${o.timeout} (${stopped} timed out), unroll ${o.unroll}${o.procs !== undefined ? `, at most ${o.procs} processes` : ''}`,
     `made ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')} in ${wall.toFixed(1)} s`,
   ];

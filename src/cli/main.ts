@@ -4,6 +4,7 @@
 
 import './v8-flags.cjs';
 import { Command, InvalidArgumentError } from 'commander';
+import { addModelOptions } from './model-flags.js';
 
 const program = new Command();
 
@@ -24,11 +25,10 @@ program
   })
   .configureOutput({ outputError: (s, write) => write(s) });
 
-program
+addModelOptions(program
   .command('check')
   .description('check litmus files, folders, or names in the bundled litmus/ folder')
-  .argument('<inputs...>', 'files, folders or bundled test names')
-  .option('-m, --model <name>', 'memory model: lkmm, sc, x86-tso', 'lkmm')
+  .argument('<inputs...>', 'files, folders or bundled test names'))
   .option('--json', 'print results as JSON')
   .option('--trace', 'show a witnessing execution for each outcome the condition describes')
   .option('--dot <dir>', 'write a Graphviz picture per test into <dir>: a witness of the condition, or the forbidden candidate with its cycle')
@@ -44,6 +44,8 @@ program
   .option('--speedcheck', "decide each .litmus test's verdict without counting every execution (herd7's -speedcheck): counts, states and flags then cover only the executions built")
   .option('--fail-on-bad-outcome', 'exit 1 when a suite\'s version under review can reach its bad outcome (for CI)')
   .action(async (inputs: string[], o) => {
+    const { applyModelFlags } = await import('./model-options.js');
+    if (!applyModelFlags(o)) return void (process.exitCode = 2);
     const { runCheck } = await import('./commands.js');
     process.exitCode = await runCheck(inputs, o);
   });
@@ -58,33 +60,35 @@ program
     process.exitCode = await runExport(inputs, o.out);
   });
 
-program
+addModelOptions(program
   .command('serve')
   .description('a local page: the tests of a folder (or a suite\'s grid), each with its pictures and traces, and an editor to re-check')
   .argument('[target]', 'a folder, a test file or a bundled suite name', '.')
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--allow-host <name>', 'also answer requests addressed to this host name or address (repeatable; the loopback names and the address listened on always are)', (v: string, all: string[] = []) => [...all, v])
-  .option('--port <n>', 'port (0: any free one)', intArg('--port'), 7411)
-  .option('-m, --model <name>', 'memory model: lkmm, sc, x86-tso', 'lkmm')
+  .option('--port <n>', 'port (0: any free one)', intArg('--port'), 7411))
   .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll'), 2)
   .option('--max-executions <n>', 'stop a check after this many candidate executions', intArg('--max-executions'), 1_000_000)
   .option('--timeout <ms>', 'stop a check after this many milliseconds', intArg('--timeout'), 60_000)
   .action(async (target: string, o) => {
+    const { applyModelFlags } = await import('./model-options.js');
+    if (!applyModelFlags(o)) return void (process.exitCode = 2);
     const { runServe } = await import('../serve/command.js');
     process.exitCode = await runServe(target, o);
   });
 
-program
+addModelOptions(program
   .command('audit')
   .description('weaken each ordering device of a test whose condition is Never, one at a time, and say which are load-bearing')
-  .argument('<inputs...>', 'files, folders (a suite: the tests of one version) or bundled test names')
-  .option('-m, --model <name>', 'memory model: lkmm, sc, x86-tso', 'lkmm')
+  .argument('<inputs...>', 'files, folders (a suite: the tests of one version) or bundled test names'))
   .option('--suite-version <v>', "in a suite folder, the version to audit (default: suite.json's underReview)")
   .option('--json', 'print results as JSON')
   .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll'), 2)
   .option('--max-executions <n>', 'stop a check after this many candidate executions', intArg('--max-executions'), 1_000_000)
   .option('--timeout <ms>', 'stop a check after this many milliseconds', intArg('--timeout'), 60_000)
   .action(async (inputs: string[], o) => {
+    const { applyModelFlags } = await import('./model-options.js');
+    if (!applyModelFlags(o)) return void (process.exitCode = 2);
     const { runAudit } = await import('./audit.js');
     process.exitCode = await runAudit(inputs, o);
   });
@@ -128,8 +132,7 @@ const history = program
 
 /** The options `history record` and `history compare` share: check's model options, then the scripts' limits. */
 function historyOptions(c: Command): Command {
-  return c
-    .option('-m, --model <name>', 'memory model: lkmm, sc, x86-tso', 'lkmm')
+  return addModelOptions(c)
     .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll'), 2)
     .option('--timeout <T>', "per test, as the scripts write it: 10s, 10m, 2h (no candidate cap: the time is the limit)", '1m')
     .option('--procs <n>', 'only C tests with at most <n> processes (no line starting P<n>), as the scripts\' --procs', intArg('--procs', 1))
@@ -142,6 +145,8 @@ historyOptions(history.command('record'))
   .option('--out <file>', 'the history file to write (one file: per test, its .litmus.out text)')
   .option('--destdir <dir>', "also write the scripts' .litmus.out files under <dir> (DIR/PATH.litmus.out; '.' puts each beside its test)")
   .action(async (dirs: string[], o) => {
+    const { applyModelFlags } = await import('./model-options.js');
+    if (!applyModelFlags(o)) return void (process.exitCode = 2);
     const { runHistoryRecord } = await import('./history.js');
     process.exitCode = await runHistoryRecord(dirs, o);
   });
@@ -150,11 +155,18 @@ historyOptions(history.command('compare'))
   .description("re-run a history's tests and sort each as cmplitmushist.sh does; explain every changed result (exit 1 if any)")
   .argument('<history>', "a history file, or a folder holding the scripts' .litmus.out files ('.': beside the tests)")
   .argument('<dirs...>', 'the folders (or files) the tests are in')
-  .option('--before-model <name>', 'the model the history was made under: each changed outcome is then shown as both models judge it')
+  .option('--before-model <model>', 'the model the history was made under (a name, a .cat, a .cfg or a folder, as --model): each changed outcome is then shown as both models judge it')
   .option('--json', 'print {categories, changed: [{file, before, after}], notInHistory, notRun}')
   .option('--out <file>', 'also save this run as a history file')
   .option('--destdir <dir>', "also write this run's .litmus.out.new files under <dir>, as checklitmushist.sh does")
   .action(async (hist: string, dirs: string[], o) => {
+    const { applyModelFlags } = await import('./model-options.js');
+    if (!applyModelFlags(o)) return void (process.exitCode = 2);
+    if (o.beforeModel !== undefined) {
+      const before = { model: o.beforeModel };
+      if (!applyModelFlags(before)) return void (process.exitCode = 2);
+      o.beforeModel = before.model;
+    }
     const { runHistoryCompare } = await import('./history.js');
     process.exitCode = await runHistoryCompare(hist, dirs, o);
   });
@@ -168,8 +180,11 @@ program
   .command('models')
   .description('list the memory models')
   .action(async () => {
-    const { MODELS } = await import('../../models/index.js');
-    for (const m of Object.values(MODELS)) console.log(`${m.name.padEnd(8)} ${m.description}`);
+    const { BUILTIN_MODELS } = await import('../../models/index.js');
+    for (const { model: m, aliases } of BUILTIN_MODELS) {
+      console.log(`${m.name.padEnd(8)} ${m.description}${aliases.length ? ` (also: ${aliases.join(', ')})` : ''}`);
+    }
+    console.log('FILE.cat, FILE.cfg or a folder with linux-kernel.cfg: a model read from its files (--model, --conf; see README)');
   });
 
 function fail(e: unknown): never {

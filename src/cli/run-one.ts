@@ -5,7 +5,7 @@ import type { TraceJson } from '../report/trace.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { checkSource, type CheckResult } from '../check.js';
-import { getModel } from '../../models/index.js';
+import { getModel, unknownModelMessage } from '../../models/index.js';
 import type { Model } from '../model/model.js';
 import { asLimit, LitmusError } from '../parse/errors.js';
 import { herdBlock, humanLine } from '../report/herd.js';
@@ -99,7 +99,7 @@ export interface JsonResult {
  */
 export function runModel(opts: Pick<RunOptions, 'model'>): { model: Model } | { error: string } {
   const model = getModel(opts.model);
-  return model ? { model } : { error: `unknown model "${opts.model}" (lkmm, sc, x86-tso)` };
+  return model ? { model } : { error: unknownModelMessage(opts.model) };
 }
 
 export async function runOne(file: string, opts: RunOptions): Promise<FileReport> {

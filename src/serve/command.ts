@@ -3,7 +3,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { resolveInputs } from '../cli/inputs.js';
-import { getModel } from '../../models/index.js';
+import { getModel, unknownModelMessage } from '../../models/index.js';
 import { MAX_TIMER_MS } from './checker.js';
 import { startServer } from './server.js';
 
@@ -19,7 +19,7 @@ interface ServeFlags {
 
 export async function runServe(target: string, o: ServeFlags): Promise<number> {
   if (!getModel(o.model)) {
-    console.error(`litmus: unknown model "${o.model}" (lkmm, sc, x86-tso)`);
+    console.error(`litmus: ${unknownModelMessage(o.model)}`);
     return 2;
   }
   // A check's thread is ended by a timer, and Node's timers take at most 2^31-1 ms (a longer one fires at once).

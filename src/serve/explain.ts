@@ -4,7 +4,7 @@
 // with its cycle. Plain data, so that it can cross threads and go out as JSON.
 
 import { checkSource } from '../check.js';
-import { getModel } from '../../models/index.js';
+import { getModel, unknownModelMessage } from '../../models/index.js';
 import { LimitError, LitmusError } from '../parse/errors.js';
 import { forbiddenPicture, witnessPictures } from '../report/graph.js';
 import { herdBlock, humanLine } from '../report/herd.js';
@@ -43,7 +43,7 @@ export interface TestView {
 /** Checks a test's text; `full` adds the pictures and traces (a grid needs only verdicts). */
 export function explainSource(text: string, limits: Limits, full: boolean, file = 'test'): TestView {
   const model = getModel(limits.model);
-  if (!model) return { error: `unknown model "${limits.model}"` };
+  if (!model) return { error: unknownModelMessage(limits.model) };
   try {
     const r = checkSource(text, { model, maxExecutions: limits.maxExecutions, timeoutMs: limits.timeoutMs, unroll: limits.unroll, keepWitnesses: full });
     const view: TestView = {

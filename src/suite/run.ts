@@ -8,7 +8,7 @@ import { checkTest, type CheckResult } from '../check.js';
 import type { Model } from '../model/model.js';
 import { LimitError, LitmusError } from '../parse/errors.js';
 import type { Pos } from '../parse/ast.js';
-import { getModel } from '../../models/index.js';
+import { getModel, unknownModelMessage } from '../../models/index.js';
 import { herdBlock, humanLine } from '../report/herd.js';
 import { suiteVerdict, type SuiteRow } from '../report/suite.js';
 import { SuiteError } from './modules.js';
@@ -69,7 +69,7 @@ export async function runSuite(file: string, opts: SuiteRunOptions): Promise<Sui
   const run: SuiteRun = { cells: [], results: new Map(), status: 0, out: [], errors: [], reaches: false, traces: [] };
   const model = getModel(opts.model);
   if (!model) {
-    run.errors.push(`unknown model "${opts.model}" (lkmm, sc, x86-tso)`);
+    run.errors.push(unknownModelMessage(opts.model));
     run.status = 2;
     return run;
   }

@@ -1,0 +1,95 @@
+// The model options of litmus's own commands (check, serve, audit, history),
+// declared once: `--model NAME|FILE.cat|FILE.cfg|DIR`, `--conf FILE.cfg`,
+// `--bell FILE.bell`, `--variant NAME`. A .cfg (or a folder's
+// linux-kernel.cfg, such as a kernel tree's tools/memory-model) names the
+// model, bell and variants as herd7 reads them; files it names are looked
+// for beside it first, then in the current folder. The result is a model
+// spec (models/index.ts) that every layer and worker turns into a Model.
+
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { builtinModel, filesSpec, getModel, unknownModelMessage } from '../../models/index.js';
+import { besideFirst, findIn, readConf } from '../../models/cat/files.js';
+import { ModelError } from '../../models/cat/lexer.js';
+
+import type { ModelFlags } from './model-flags.js';
+
+/** A problem with the model options (not in a model file): a usage error. */
+export class ModelOptionError extends Error {}
+
+/**
+ * The model spec the options name, its files read and compiled (so that an
+ * error in them is reported once, before any test is checked).
+ */
+export function modelSpecFromFlags(o: ModelFlags): string {
+  const spec = specOf(o);
+  getModel(spec); // compiles, or throws ModelError
+  return spec;
+}
+
+function specOf(o: ModelFlags): string {
+  const variants = o.variant ?? [];
+  const name = o.model;
+  if (o.conf !== undefined) return fromConf(o.conf, name, o.bell, variants);
+  if (name === undefined) {
+    if (o.bell !== undefined || variants.length > 0) throw new ModelOptionError('--bell and --variant apply to a model given as files (--model FILE.cat or --conf FILE.cfg)');
+    return 'lkmm';
+  }
+  if (builtinModel(name) && !existsSync(name)) {
+    if (o.bell !== undefined || variants.length > 0) throw new ModelOptionError(`--bell and --variant apply to a model given as files, not the built-in "${name}"`);
+    return builtinModel(name)!.name;
+  }
+  if (!existsSync(name)) throw new ModelOptionError(unknownModelMessage(name));
+  if (statSync(name).isDirectory()) return fromConf(confOfFolder(name), undefined, o.bell, variants);
+  if (name.endsWith('.cfg')) return fromConf(name, undefined, o.bell, variants);
+  const cat = resolve(name);
+  const bell = o.bell === undefined ? undefined : findOrFail(o.bell, besideFirst(cat), '--bell');
+  return filesSpec({ cat, bell, variants, searchDirs: besideFirst(cat), skipChecks: [], besideIncluder: true });
+}
+
+/** A folder's configuration: linux-kernel.cfg, or its only .cfg file. */
+function confOfFolder(dir: string): string {
+  const kernel = join(dir, 'linux-kernel.cfg');
+  if (existsSync(kernel)) return kernel;
+  const cfgs = readdirSync(dir).filter((f) => f.endsWith('.cfg'));
+  if (cfgs.length === 1) return join(dir, cfgs[0]);
+  throw new ModelOptionError(`${dir}: no linux-kernel.cfg here${cfgs.length > 1 ? ` (and ${cfgs.length} other .cfg files: name one with --conf)` : ''}`);
+}
+
+function fromConf(confPath: string, modelOverride: string | undefined, bellOverride: string | undefined, extraVariants: string[]): string {
+  const conf = resolve(confPath);
+  const settings = readConf(conf);
+  const dirs = besideFirst(conf);
+  const catName = modelOverride ?? settings.model;
+  if (catName === undefined) throw new ModelError('this configuration names no model (a "model FILE.cat" line)', { file: conf, line: 1, col: 1 });
+  const cat = findIn(catName, dirs);
+  if (!cat) throw new ModelError(`Cannot find file ${catName}`, settings.at.model ?? { file: conf, line: 1, col: 1 });
+  const bellName = bellOverride ?? settings.bell;
+  const bell = bellName === undefined ? undefined : findIn(bellName, dirs);
+  if (bellName !== undefined && !bell) throw new ModelError(`Cannot find file ${bellName}`, settings.at.bell ?? { file: conf, line: 1, col: 1 });
+  const macros = settings.macros === undefined ? undefined : findIn(settings.macros, dirs);
+  if (settings.macros !== undefined && !macros) throw new ModelError(`Cannot find file ${settings.macros}`, settings.at.macros ?? { file: conf, line: 1, col: 1 });
+  return filesSpec({ cat, bell, macros, variants: [...settings.variants, ...extraVariants], searchDirs: dirs, skipChecks: [], besideIncluder: true });
+}
+
+function findOrFail(name: string, dirs: string[], what: string): string {
+  const p = findIn(name, dirs);
+  if (!p) throw new ModelOptionError(`${what} ${name}: no such file`);
+  return p;
+}
+
+/**
+ * Replaces the options' model by the spec they name; on a bad model prints
+ * one `file:line:col: ...` (or `litmus: ...`) line and returns false.
+ */
+export function applyModelFlags<T extends ModelFlags>(o: T): o is T & { model: string } {
+  try {
+    o.model = modelSpecFromFlags(o);
+    return true;
+  } catch (e) {
+    if (e instanceof ModelError) console.error(e.format());
+    else if (e instanceof ModelOptionError) console.error(`litmus: ${e.message}`);
+    else throw e;
+    return false;
+  }
+}
