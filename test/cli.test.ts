@@ -441,10 +441,12 @@ export default suite({ title: 'MP', versions: { v }, scenarios: [mp] });
 });
 
 describe('other commands', () => {
-  it('models lists the three models', async () => {
+  it('models lists the three built-in models, then how to name a model by its files', async () => {
     const r = await litmus('models');
     expect(r.status).toBe(0);
-    expect(r.stdout.split('\n').filter(Boolean).map((l) => l.split(/\s+/)[0])).toEqual(['lkmm', 'sc', 'x86-tso']);
+    const lines = r.stdout.split('\n').filter(Boolean);
+    expect(lines.slice(0, 3).map((l) => l.split(/\s+/)[0])).toEqual(['lkmm', 'sc', 'x86-tso']);
+    expect(lines[3]).toMatch(/^FILE\.cat, FILE\.cfg or a folder/);
   });
 
   it('primitives lists the kernel primitives', async () => {

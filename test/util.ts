@@ -1,6 +1,7 @@
 // Shared helpers for the test files (not a test file itself).
 
 import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -45,4 +46,18 @@ export function runNode(args: string[], cwd: string): Promise<{ status: number |
     child.stderr.on('data', (d) => (stderr += d));
     child.on('close', (status) => done({ status, stdout, stderr }));
   });
+}
+
+/**
+ * The kernel's LKMM files (linux-kernel.cfg, .cat, .bell, .def, lock.cat),
+ * when ../shared/lkmm is at hand (tests that need them skip otherwise: the
+ * project does not ship them).
+ */
+export const LKMM_DIR = process.env.LITMUS_LKMM ?? join(ROOT, '..', 'shared', 'lkmm');
+export const HAVE_LKMM = existsSync(join(LKMM_DIR, 'linux-kernel.cfg'));
+if (!HAVE_LKMM) console.warn(`note: ${LKMM_DIR} is absent: the tests that read the kernel's LKMM files are skipped`);
+
+/** Copies the kernel's LKMM files into dir (a test's own folder), as a kernel tree's tools/memory-model holds them. */
+export function copyLkmm(dir: string): void {
+  for (const f of readdirSync(LKMM_DIR)) if (/\.(cfg|cat|bell|def)$/.test(f)) copyFileSync(join(LKMM_DIR, f), join(dir, f));
 }

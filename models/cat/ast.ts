@@ -23,7 +23,14 @@ export type Pattern = { kind: 'var'; name: string | null } | { kind: 'tuple'; na
 export type BinaryOp = 'union' | 'inter' | 'diff' | 'seq' | 'cartesian' | 'add';
 export type UnaryOp = 'star' | 'plus' | 'opt' | 'inv' | 'comp' | 'toid';
 
-export type CatExpr =
+/**
+ * An expression. `hoisted` (set by the compiler): it reads only what the
+ * events decide, inside a definition that reads rf or co; computed once per
+ * event structure.
+ */
+export type CatExpr = CatExprNode & { hoisted?: boolean };
+
+type CatExprNode =
   | { kind: 'var'; name: string; pos: CatPos; ref?: VarRef }
   | { kind: 'empty'; pos: CatPos }
   | { kind: 'universe'; pos: CatPos }

@@ -110,6 +110,17 @@ function nativeBinding(name: string, file: CatFile): Binding {
 /** Local names in scope while resolving an expression (parameters, let ... in). */
 type Locals = ReadonlySet<string>;
 
+/** What an expression reads: a dynamic definition (rf, co, ...), a local name. */
+interface Reads {
+  dynamic: boolean;
+  local: boolean;
+}
+
+/** Worth computing apart: anything but a name or a constant. */
+function worthHoisting(e: CatExpr): boolean {
+  return e.kind !== 'var' && e.kind !== 'empty' && e.kind !== 'universe' && e.kind !== 'tag' && e.kind !== 'fun';
+}
+
 class Resolver {
   readonly slots: CompiledCat['slots'] = [];
   readonly base = new Map<string, number>();
@@ -124,8 +135,10 @@ class Resolver {
 
   constructor() {
     for (const [name, stage] of BASE_NAMES) this.bindBase(name, stage);
-    for (const name of NATIVES.keys()) this.bindBase(`%${name}`, 'static');
-    for (const name of HERD_PRIMITIVES) this.bindBase(name, 'static');
+    // different-values reads the values events carry, which rf decides.
+    const stageOf = (name: string): Stage => (name === 'different-values' ? 'dynamic' : 'static');
+    for (const name of NATIVES.keys()) this.bindBase(`%${name}`, stageOf(name));
+    for (const name of HERD_PRIMITIVES) this.bindBase(name, stageOf(name));
   }
 
   private bindBase(name: string, stage: Stage): void {
@@ -164,85 +177,97 @@ class Resolver {
     if (this.slots[slot].stage === 'dynamic') this.stage = 'dynamic';
   }
 
-  private walk(e: CatExpr, locals: Locals): void {
+  /**
+   * Resolves e's names; returns what it reads: a dynamic slot, a local.
+   * A subexpression of a dynamic expression that reads neither is marked
+   * `hoisted`: computed once per event structure, like a static definition.
+   */
+  private walk(e: CatExpr, locals: Locals): Reads {
+    const parts = this.children(e, locals);
+    const reads = { dynamic: parts.some((p) => p[1].dynamic), local: parts.some((p) => p[1].local) };
+    if (e.kind === 'var') return this.walkVar(e, locals);
+    if (reads.dynamic) {
+      for (const [child, r] of parts) if (!r.dynamic && !r.local && worthHoisting(child)) child.hoisted = true;
+    }
+    return reads;
+  }
+
+  private walkVar(e: CatExpr & { kind: 'var' }, locals: Locals): Reads {
+    if (locals.has(e.name)) {
+      e.ref = { kind: 'local' };
+      return { dynamic: false, local: true };
+    }
+    const slot = this.top.get(e.name);
+    if (slot === undefined) {
+      if (this.inTry === 0) throw new ModelError(`unknown name "${e.name}"`, e.pos);
+      e.ref = { kind: 'unbound' };
+      return { dynamic: false, local: false };
+    }
+    e.ref = { kind: 'slot', slot };
+    this.read(slot);
+    return { dynamic: this.slots[slot].stage === 'dynamic', local: false };
+  }
+
+  /** Resolves e's subexpressions, each with what it reads. */
+  private children(e: CatExpr, locals: Locals): [CatExpr, Reads][] {
+    const sub = (x: CatExpr, l: Locals = locals): [CatExpr, Reads] => [x, this.walk(x, l)];
     switch (e.kind) {
-      case 'var': {
-        if (locals.has(e.name)) {
-          e.ref = { kind: 'local' };
-          return;
-        }
-        const slot = this.top.get(e.name);
-        if (slot === undefined) {
-          if (this.inTry === 0) throw new ModelError(`unknown name "${e.name}"`, e.pos);
-          e.ref = { kind: 'unbound' };
-          return;
-        }
-        e.ref = { kind: 'slot', slot };
-        this.read(slot);
-        return;
-      }
+      case 'var':
       case 'empty':
       case 'universe':
       case 'tag':
-        return;
+        return [];
       case 'explicit':
       case 'tuple':
-        for (const x of e.elems) this.walk(x, locals);
-        return;
+        return e.elems.map((x) => sub(x));
       case 'unary':
-        this.walk(e.arg, locals);
-        return;
+        return [sub(e.arg)];
       case 'binary':
-        for (const x of e.args) this.walk(x, locals);
-        return;
+        return e.args.map((x) => sub(x));
       case 'app':
-        this.walk(e.fn, locals);
-        this.walk(e.arg, locals);
-        return;
-      case 'fun':
-        this.walk(e.body, withNames(locals, patternNames(e.param)));
-        return;
+        return [sub(e.fn), sub(e.arg)];
+      case 'fun': {
+        const [, r] = sub(e.body, withNames(locals, patternNames(e.param)));
+        // A function reads what its body reads (its parameters are its own).
+        return [[e.body, { dynamic: r.dynamic, local: r.local && this.readsOuterLocal(e.body, locals) }]];
+      }
       case 'let': {
         const names = e.bindings.flatMap((b) => patternNames(b.pattern));
         const inner = withNames(locals, names);
-        for (const b of e.bindings) this.walk(b.expr, e.rec ? inner : locals);
-        this.walk(e.body, inner);
-        return;
+        const out = e.bindings.map((b) => sub(b.expr, e.rec ? inner : locals));
+        out.push(sub(e.body, inner));
+        return out.map(([x, r]) => [x, { ...r, local: true }]);
       }
-      case 'try':
+      case 'try': {
         this.inTry++;
+        let body: [CatExpr, Reads];
         try {
-          this.walk(e.body, locals);
+          body = sub(e.body);
         } finally {
           this.inTry--;
         }
-        this.walk(e.otherwise, locals);
-        return;
+        // What a try falls back to depends on what failed: never hoisted apart.
+        return [[e.body, { ...body[1], local: true }], sub(e.otherwise)];
+      }
       case 'if':
         this.condition(e.cond, locals);
-        this.walk(e.then, locals);
-        this.walk(e.otherwise, locals);
-        return;
+        return [sub(e.then), sub(e.otherwise), ...(e.cond.kind === 'variant' ? [] : [sub(e.cond.left), sub(e.cond.right)])];
       case 'match-tag':
-        this.walk(e.subject, locals);
-        for (const c of e.clauses) this.walk(c.body, locals);
-        if (e.fallback) this.walk(e.fallback, locals);
-        return;
-      case 'match-set':
-        this.walk(e.subject, locals);
-        this.walk(e.ifEmpty, locals);
-        this.walk(e.body, withNames(locals, [e.elem, e.rest]));
-        return;
+        return [sub(e.subject), ...e.clauses.map((c) => sub(c.body)), ...(e.fallback ? [sub(e.fallback)] : [])];
+      case 'match-set': {
+        const body = sub(e.body, withNames(locals, [e.elem, e.rest]));
+        return [sub(e.subject), sub(e.ifEmpty), [body[0], { ...body[1], local: true }]];
+      }
     }
   }
 
-  condition(c: Condition, locals: Locals): void {
-    if (c.kind === 'variant') {
-      this.variantsTested.add(c.name);
-      return;
-    }
-    this.walk(c.left, locals);
-    this.walk(c.right, locals);
+  /** Conservatively: a function body reads a local of an enclosing scope (not hoisted then). */
+  private readsOuterLocal(_body: CatExpr, locals: Locals): boolean {
+    return locals.size > 0;
+  }
+
+  condition(c: Condition, _locals: Locals): void {
+    if (c.kind === 'variant') this.variantsTested.add(c.name);
   }
 
   /** Resolves instructions of a procedure body (locals: its parameters and its own lets). */

@@ -89,6 +89,15 @@ class Evaluator implements NativeContext {
     }
   }
 
+  /** Values of hoisted subexpressions (see CatExpr), computed once per structure. */
+  private readonly hoisted = new Map<CatExpr, Value>();
+
+  hoistedValue(e: CatExpr): Value {
+    let v = this.hoisted.get(e);
+    if (!v) this.hoisted.set(e, (v = lasting(() => this.expr(e, null))));
+    return v;
+  }
+
   /** The value of a slot, computed (once) when first asked for. */
   value(slot: number, pos: CatPos): Value {
     const known = this.slots[slot];
@@ -169,6 +178,7 @@ class Evaluator implements NativeContext {
   }
 
   expr(e: CatExpr, locals: Locals | null): Value {
+    if (e.hoisted && this.statics) return this.statics.hoistedValue(e);
     const n = this.x.n;
     switch (e.kind) {
       case 'var': {
@@ -194,6 +204,7 @@ class Evaluator implements NativeContext {
       case 'unary':
         return this.unary(e.op, this.expr(e.arg, locals), e.pos);
       case 'binary': {
+        if (e.op === 'seq') return this.sequence(e.args, locals);
         let acc = this.expr(e.args[0], locals);
         for (let k = 1; k < e.args.length; k++) acc = this.binary(e.op, acc, this.expr(e.args[k], locals), e.args[k].pos);
         return acc;
@@ -236,6 +247,34 @@ class Evaluator implements NativeContext {
         return this.expr(e.body, inner);
       }
     }
+  }
+
+  /**
+   * r1 ; r2 ; ... with each `[S]` applied as a restriction of its
+   * neighbour (`[S] ; r` keeps r's rows in S, `r ; [S]` its columns), not
+   * composed as an identity relation: the same relation, n times cheaper.
+   */
+  private sequence(args: CatExpr[], locals: Locals | null): Value {
+    const n = this.x.n;
+    let acc: Relation | null = null;
+    let pendingRows: EventSet | null = null;
+    for (const a of args) {
+      if (a.kind === 'unary' && a.op === 'toid') {
+        const v = this.expr(a.arg, locals);
+        const s = asSetOrNull(v, n);
+        if (!s) throw new ModelError(`[...] takes a set of events, not ${typeName(v)}`, a.pos);
+        if (acc) acc = acc.restrict(undefined, s);
+        else pendingRows = pendingRows ? pendingRows.and(s) : s;
+        continue;
+      }
+      const v = this.expr(a, locals);
+      const r = asRelOrNull(v, n);
+      if (!r) throw new ModelError(`; takes relations, not ${typeName(v)}`, a.pos);
+      if (acc) acc = acc.seq(r);
+      else acc = pendingRows ? r.restrict(pendingRows) : r;
+      pendingRows = null;
+    }
+    return relValue(acc ?? pendingRows!.id());
   }
 
   /** The rest of a set after its first element, as a value of the set's own kind. */
