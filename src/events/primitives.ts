@@ -11,6 +11,7 @@
 
 import type { Expr, Pos, Stmt } from '../parse/ast.js';
 import { fail } from '../parse/errors.js';
+import { binary32 } from '../program/arith.js';
 import type { Annot, FenceKind, SrcuKind } from './event.js';
 
 /** How an address argument is written: `READ_ONCE(*x)` or `smp_load_acquire(x)`. */
@@ -102,14 +103,14 @@ export interface Effect {
   computes?: string;
 }
 
-/** Each atomic operation: what it computes from the old value and the operand, and how `litmus primitives` says it. */
+/** Each atomic operation: what it computes from the old value and the operand (wrapping at 32 bits, as herd7), and how `litmus primitives` says it. */
 export const RMW_OPS: Record<RmwOp, { apply: (a: number, b: number) => number; verb: string }> = {
-  '+': { apply: (a, b) => a + b, verb: 'adds i to' },
-  '-': { apply: (a, b) => a - b, verb: 'subtracts i from' },
-  '&': { apply: (a, b) => a & b, verb: 'ANDs i into' },
-  '|': { apply: (a, b) => a | b, verb: 'ORs i into' },
-  '^': { apply: (a, b) => a ^ b, verb: 'XORs i into' },
-  '&~': { apply: (a, b) => a & ~b, verb: 'clears the bits of i in' },
+  '+': { apply: (a, b) => binary32('+', a, b), verb: 'adds i to' },
+  '-': { apply: (a, b) => binary32('-', a, b), verb: 'subtracts i from' },
+  '&': { apply: (a, b) => binary32('&', a, b), verb: 'ANDs i into' },
+  '|': { apply: (a, b) => binary32('|', a, b), verb: 'ORs i into' },
+  '^': { apply: (a, b) => binary32('^', a, b), verb: 'XORs i into' },
+  '&~': { apply: (a, b) => binary32('&~', a, b), verb: 'clears the bits of i in' },
 };
 
 const NO_ARGS: readonly number[] = [];
@@ -175,7 +176,7 @@ function computeEffect(p: Primitive): Effect {
     case 'add_unless':
       return access(p.annot, {
         reads: true, writes: true, rmw: true, mayFail: true,
-        write: (old, a) => (old !== a[2] ? old + a[1] : undefined),
+        write: (old, a) => (old !== a[2] ? binary32('+', old, a[1]) : undefined),
         result: (_, nv) => (nv === undefined ? 0 : 1),
         valueArgs: [1, 2], dataArgs: [1], dataFromRead: true, computesWithRead: true, computesWith: [1, 2],
         params: ['v', 'a', 'u'], computes: 'adds a to v unless v is u, returns whether it added, atomically',

@@ -7,7 +7,8 @@
 
 import { effectOf } from '../events/primitives.js';
 import { LimitError } from '../parse/errors.js';
-import { binop, evalPure, hasLoops, isAddress, locationOf, pureRegs, type Instr, type Program, type PureExpr, type Thread } from '../program/program.js';
+import { binary32, DIVIDES, unary32 } from '../program/arith.js';
+import { evalPure, hasLoops, isAddress, locationOf, pureRegs, type Instr, type Program, type PureExpr, type Thread } from '../program/program.js';
 
 /**
  * How many values a location may take before the test is refused. Chained
@@ -59,7 +60,7 @@ function absEval(e: PureExpr, regs: AbsRegs): Set<number> {
       return regs[e.r];
     case 'un': {
       const out = new Set<number>();
-      for (const a of absEval(e.a, regs)) out.add(evalPure({ k: 'un', op: e.op, a: { k: 'const', v: a } }, []));
+      for (const a of absEval(e.a, regs)) out.add(unary32(e.op, a));
       return out;
     }
     case 'bin': {
@@ -70,8 +71,11 @@ function absEval(e: PureExpr, regs: AbsRegs): Set<number> {
         const sum = sumOfSets(as, bs, e.op === '-' ? -1 : 1);
         if (sum) return sum;
       }
+      const divides = DIVIDES.has(e.op);
       for (const a of as) for (const b of bs) {
-        out.add(binop(e.op, a, b));
+        // A division by zero has no value: the explorer reports it where it happens.
+        if (divides && b === 0) continue;
+        out.add(binary32(e.op, a, b));
         if (out.size > DOMAIN_CAP) return out;
       }
       return out;

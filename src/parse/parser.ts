@@ -2,6 +2,7 @@ import type {
   BinOp, CondExpr, CondTerm, Expr, InitItem, InitValue, LitmusTest, LocationRef, Param, Pos,
   Process, Quantifier, Stmt, StructDef,
 } from './ast.js';
+import { constant32, unary32 } from '../program/arith.js';
 import { fail } from './errors.js';
 import { readHeader } from './header.js';
 import { tokenize, type Token } from './lexer.js';
@@ -321,10 +322,10 @@ class Parser {
     if (this.accept('-')) {
       const t = this.next();
       if (t.kind !== 'num') fail('expected a number after "-"', t.pos);
-      return { kind: 'num', value: -t.value! };
+      return { kind: 'num', value: numberValue(t, true, pos) };
     }
     const t = this.next();
-    if (t.kind === 'num') return { kind: 'num', value: t.value! };
+    if (t.kind === 'num') return { kind: 'num', value: numberValue(t, false, t.pos) };
     if (t.kind === 'ident') {
       if (t.text === 'ATOMIC_INIT' || t.text === 'ATOMIC_LONG_INIT') {
         this.expect('(', '"("');
@@ -517,10 +518,16 @@ class Parser {
         const arg = this.parseUnary();
         return this.sized<Expr>({ kind: 'addr', arg, pos: t.pos }, t.pos, arg);
       }
+      if (t.text === '-' && this.peek().kind === 'num') {
+        // A negative constant: its range is herd7's (-2147483648 is one).
+        this.next();
+        const n = this.next();
+        return { kind: 'num', value: numberValue(n, true, t.pos), pos: t.pos };
+      }
       if (t.text === '-' || t.text === '!' || t.text === '~') {
         this.next();
         const arg = this.parseUnary();
-        if (t.text === '-' && arg.kind === 'num') return { kind: 'num', value: -arg.value, pos: t.pos };
+        if (t.text === '-' && arg.kind === 'num') return { kind: 'num', value: unary32('-', arg.value), pos: t.pos };
         return this.sized<Expr>({ kind: 'unary', op: t.text, arg, pos: t.pos }, t.pos, arg);
       }
       if (t.text === '+') {
@@ -552,7 +559,7 @@ class Parser {
     const t = this.tok;
     if (t.kind === 'num') {
       this.next();
-      return { kind: 'num', value: t.value!, pos: t.pos };
+      return { kind: 'num', value: numberValue(t, false, t.pos), pos: t.pos };
     }
     if (t.kind === 'ident') {
       this.next();
@@ -708,12 +715,12 @@ class Parser {
     if (thread !== null) return { kind: 'reg', thread, name: this.ident('a register').text, pos };
     if (t.kind === 'num') {
       this.next();
-      return { kind: 'num', value: t.value!, pos };
+      return { kind: 'num', value: numberValue(t, false, pos), pos };
     }
     if (this.accept('-')) {
       const n = this.next();
       if (n.kind !== 'num') fail('expected a number after "-"', n.pos);
-      return { kind: 'num', value: -n.value!, pos };
+      return { kind: 'num', value: numberValue(n, true, pos), pos };
     }
     if (this.accept('[')) {
       const name = this.parsePath(this.ident('a location').text);
@@ -732,3 +739,14 @@ class Parser {
 }
 
 export type { Pos };
+
+/**
+ * A number token's value as herd7 reads the constant (see constant32), its
+ * minus sign included when `negative`; a constant herd7 refuses is an error at pos.
+ */
+function numberValue(t: Token, negative: boolean, pos: Pos): number {
+  const digits = t.text.replace(/[uUlL]+$/, '');
+  const v = constant32(digits, negative);
+  if (typeof v === 'string') fail(v, pos);
+  return v;
+}

@@ -7,6 +7,7 @@ import { isStmt, walkStmt, type CondExpr, type CondTerm, type Expr, type InitVal
 import { fieldOf, leaves, pointee, SCALAR, sharedVariables, sizeOf, typeName, type CType } from './types.js';
 import { fail, LitmusError } from '../parse/errors.js';
 import { printExpr } from '../parse/printer.js';
+import { binary32, DIVIDES, unary32 } from './arith.js';
 import { closestPrimitive, effectOf, isRunThen, lookupPrimitive, PLAIN_LOAD, PLAIN_STORE, type Primitive, type RunThen } from '../events/primitives.js';
 
 /**
@@ -72,7 +73,8 @@ export type PureExpr =
   | { k: 'const'; v: number }
   | { k: 'reg'; r: number }
   | { k: 'un'; op: '-' | '!' | '~'; a: PureExpr }
-  | { k: 'bin'; op: string; a: PureExpr; b: PureExpr };
+  /** pos: where a division is, for the error when its divisor is 0. */
+  | { k: 'bin'; op: string; a: PureExpr; b: PureExpr; pos?: Pos };
 
 export type Instr =
   | { op: 'set'; dst: number; e: PureExpr }
@@ -556,8 +558,11 @@ class ThreadBuilder {
       }
       case 'unary':
         return { k: 'un', op: e.op, a: this.expr(e.arg) };
-      case 'binary':
-        return { k: 'bin', op: e.op, a: this.expr(e.left), b: this.expr(e.right) };
+      case 'binary': {
+        const a = this.expr(e.left);
+        const b = this.expr(e.right);
+        return DIVIDES.has(e.op) ? { k: 'bin', op: e.op, a, b, pos: e.pos } : { k: 'bin', op: e.op, a, b };
+      }
       case 'cast':
         return this.expr(e.arg);
       case 'call':
@@ -728,46 +733,23 @@ export function hasLoops(prog: Program): boolean {
   return prog.threads.some((th) => th.code.some((ins) => ins.op === 'loopcheck'));
 }
 
+/** e's value in 32-bit arithmetic (./arith.ts); a division by zero is an error at its position. */
 export function evalPure(e: PureExpr, regs: ArrayLike<number>): number {
   switch (e.k) {
     case 'const':
       return e.v;
     case 'reg':
       return regs[e.r];
-    case 'un': {
-      const a = evalPure(e.a, regs);
-      return e.op === '-' ? -a : e.op === '!' ? (a === 0 ? 1 : 0) : ~a;
-    }
+    case 'un':
+      return unary32(e.op, evalPure(e.a, regs));
     case 'bin': {
       const a = evalPure(e.a, regs);
       const b = evalPure(e.b, regs);
-      return binop(e.op, a, b);
+      if (b === 0 && DIVIDES.has(e.op)) {
+        fail(`division by zero: the right side of "${e.op}" is 0 here (herd7 stops on it)`, e.pos ?? { line: 0, col: 0 });
+      }
+      return binary32(e.op, a, b);
     }
-  }
-}
-
-export function binop(op: string, a: number, b: number): number {
-  switch (op) {
-    case '+': return a + b;
-    case '-': return a - b;
-    case '*': return a * b;
-    case '/': return b === 0 ? 0 : Math.trunc(a / b);
-    case '%': return b === 0 ? 0 : a % b;
-    case '&': return a & b;
-    case '|': return a | b;
-    case '^': return a ^ b;
-    case '&~': return a & ~b;
-    case '<<': return a << b;
-    case '>>': return a >> b;
-    case '==': return a === b ? 1 : 0;
-    case '!=': return a !== b ? 1 : 0;
-    case '<': return a < b ? 1 : 0;
-    case '<=': return a <= b ? 1 : 0;
-    case '>': return a > b ? 1 : 0;
-    case '>=': return a >= b ? 1 : 0;
-    case '&&': return a !== 0 && b !== 0 ? 1 : 0;
-    case '||': return a !== 0 || b !== 0 ? 1 : 0;
-    default: throw new Error(`unknown operator ${op}`);
   }
 }
 

@@ -11,6 +11,7 @@
 import type { Node } from 'ts-morph';
 import { walkStmt, type Expr, type Pos, type Stmt, type BinOp } from '../parse/ast.js';
 import { effectOf, lookupPrimitive, type Lowered, type PrimitiveInfo } from '../events/primitives.js';
+import { binary32, constant32, DIVIDES, unary32 } from '../program/arith.js';
 import { locTypeOf } from './kernel-decl.js';
 import type { Module, Modules } from './modules.js';
 
@@ -46,31 +47,23 @@ const COMPOUND: Record<string, BinOp> = {
   '+=': '+', '-=': '-', '*=': '*', '/=': '/', '%=': '%', '&=': '&', '|=': '|', '^=': '^', '<<=': '<<', '>>=': '>>',
 };
 
-/** Folds an operator on two constants the way C does on ints. */
+/** Folds an operator on two constants in herd7's arithmetic (src/program/arith.ts); not a division by zero. */
 export function fold(op: BinOp | '~' | '!' | 'neg', a: number, b = 0): number {
-  switch (op) {
-    case '+': return (a + b) | 0;
-    case '-': return (a - b) | 0;
-    case '*': return Math.imul(a, b);
-    case '/': return b === 0 ? 0 : Math.trunc(a / b);
-    case '%': return b === 0 ? 0 : a % b;
-    case '&': return a & b;
-    case '|': return a | b;
-    case '^': return a ^ b;
-    case '<<': return a << b;
-    case '>>': return a >> b;
-    case '==': return Number(a === b);
-    case '!=': return Number(a !== b);
-    case '<': return Number(a < b);
-    case '<=': return Number(a <= b);
-    case '>': return Number(a > b);
-    case '>=': return Number(a >= b);
-    case '&&': return Number(a !== 0 && b !== 0);
-    case '||': return Number(a !== 0 || b !== 0);
-    case '~': return ~a;
-    case '!': return Number(a === 0);
-    case 'neg': return -a | 0;
-  }
+  if (op === 'neg') return unary32('-', a);
+  if (op === '~' || op === '!') return unary32(op, a);
+  return binary32(op, a, b);
+}
+
+/**
+ * A TypeScript numeric literal's value as herd7 would read the constant
+ * (constant32; `negative` when a minus sign precedes it), or why it cannot be one.
+ */
+export function literal32(text: string, negative: boolean): number | string {
+  const t = text.replace(/_/g, '');
+  if (/^[0-9]+$/.test(t) || /^0[xX][0-9a-fA-F]+$/.test(t)) return constant32(t, negative);
+  const v = Number(t);
+  if (!Number.isInteger(v)) return `${text} is not an integer: litmus tests compute on 32-bit integers`;
+  return constant32(String(v), negative);
 }
 
 /** Lowers the threads of one test; shared by its threads: the locations used. */
@@ -401,6 +394,13 @@ class ThreadBuilder {
     throw this.err(m, node, 'this call returns no value');
   }
 
+  /** A numeric literal's value (see literal32); one herd7 would refuse is an error. */
+  private literal(m: Module, n: Node, negative: boolean): number {
+    const v = literal32(n.getText(), negative);
+    if (typeof v === 'string') throw this.err(m, n, v);
+    return v;
+  }
+
   private tempCounter = 0;
   private readonly temps = new Set<string>();
 
@@ -412,7 +412,7 @@ class ThreadBuilder {
     const N = this.N;
     const m = scope.module;
     const pos = () => this.L.pos(m, e);
-    if (N.isNumericLiteral(e)) return { k: 'num', v: Number(e.getLiteralValue()) };
+    if (N.isNumericLiteral(e)) return { k: 'num', v: this.literal(m, e, false) };
     if (e.getKind() === this.L.ts.SyntaxKind.TrueKeyword) return { k: 'num', v: 1 };
     if (e.getKind() === this.L.ts.SyntaxKind.FalseKeyword) return { k: 'num', v: 0 };
     if (N.isParenthesizedExpression(e) || N.isAsExpression(e) || N.isNonNullExpression(e) || N.isSatisfiesExpression(e)) {
@@ -435,6 +435,7 @@ class ThreadBuilder {
     if (N.isPrefixUnaryExpression(e)) {
       const tok = this.L.ts.SyntaxKind;
       const op = e.getOperatorToken();
+      if (op === tok.MinusToken && N.isNumericLiteral(e.getOperand())) return { k: 'num', v: this.literal(m, e.getOperand(), true) };
       const a = this.expr(e.getOperand(), scope, out);
       if (op === tok.PlusToken) return a;
       const cop = op === tok.ExclamationToken ? '!' : op === tok.TildeToken ? '~' : op === tok.MinusToken ? '-' : undefined;
@@ -475,7 +476,8 @@ class ThreadBuilder {
         return { k: 'expr', e: { kind: 'name', name: t, pos: p } };
       }
       const right = this.expr(e.getRight(), scope, out);
-      if (left.k === 'num' && right.k === 'num') return { k: 'num', v: fold(bop, left.v, right.v) };
+      // A division by zero is left to the program layer, which reports it where it happens.
+      if (left.k === 'num' && right.k === 'num' && !(DIVIDES.has(bop) && right.v === 0)) return { k: 'num', v: fold(bop, left.v, right.v) };
       return { k: 'expr', e: binary(bop, this.asExpr(left, m, e.getLeft()), this.asExpr(right, m, e.getRight()), pos()) };
     }
     if (N.isConditionalExpression(e)) {

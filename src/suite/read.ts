@@ -7,7 +7,7 @@ import { basename, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import type { Node } from 'ts-morph';
 import type { CondExpr, CondTerm, Expr, InitItem, LitmusTest, Param, Pos, Process, Stmt } from '../parse/ast.js';
-import { Lowerer, fold, renameStmt, type LocType } from './lower.js';
+import { Lowerer, fold, literal32, renameStmt, type LocType } from './lower.js';
 import { Modules, SuiteError, type Module } from './modules.js';
 
 export interface SuiteTest {
@@ -295,7 +295,12 @@ class SuiteReader {
   /** A number known without running anything: literals, module constants, operators on them. */
   private constNum(m: Module, n: Node): number {
     const N = this.N;
-    if (N.isNumericLiteral(n)) return Number(n.getLiteralValue());
+    const literal = (l: Node, negative: boolean): number => {
+      const v = literal32(l.getText(), negative);
+      if (typeof v === 'string') throw this.mods.error(m, l, v);
+      return v;
+    };
+    if (N.isNumericLiteral(n)) return literal(n, false);
     if (N.isParenthesizedExpression(n)) return this.constNum(m, n.getExpression());
     if (N.isIdentifier(n)) {
       const c = this.mods.constant(m, n.getText());
@@ -303,8 +308,9 @@ class SuiteReader {
     }
     if (N.isPrefixUnaryExpression(n)) {
       const k = this.mods.ts.SyntaxKind;
-      const v = this.constNum(m, n.getOperand());
       const op = n.getOperatorToken();
+      if (op === k.MinusToken && N.isNumericLiteral(n.getOperand())) return literal(n.getOperand(), true);
+      const v = this.constNum(m, n.getOperand());
       if (op === k.MinusToken) return fold('neg', v);
       if (op === k.TildeToken) return fold('~', v);
       if (op === k.ExclamationToken) return fold('!', v);
@@ -314,7 +320,11 @@ class SuiteReader {
       const op = n.getOperatorToken().getText();
       const ops = ['+', '-', '*', '/', '%', '&', '|', '^', '<<', '>>'] as const;
       const found = ops.find((o) => o === op);
-      if (found) return fold(found, this.constNum(m, n.getLeft()), this.constNum(m, n.getRight()));
+      if (found) {
+        const b = this.constNum(m, n.getRight());
+        if (b === 0 && (found === '/' || found === '%')) throw this.mods.error(m, n, 'division by zero (herd7 stops on it)');
+        return fold(found, this.constNum(m, n.getLeft()), b);
+      }
     }
     throw this.mods.error(m, n, 'expected a constant number');
   }
