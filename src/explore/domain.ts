@@ -8,7 +8,7 @@
 import { effectOf } from '../events/primitives.js';
 import { LimitError } from '../parse/errors.js';
 import { binary32, DIVIDES, unary32 } from '../program/arith.js';
-import { evalPure, hasLoops, isAddress, locationOf, pureRegs, type Instr, type Program, type PureExpr, type Thread } from '../program/program.js';
+import { accessedLocation, evalPure, hasLoops, isAddress, pureRegs, type Instr, type Program, type PureExpr, type Thread } from '../program/program.js';
 
 /**
  * How many values a location may take before the test is refused. Chained
@@ -323,7 +323,7 @@ export function analyseValues(prog: Program): ValueAnalysis {
   const locsOf = (s: Set<number>): number[] => {
     const out: number[] = [];
     for (const v of s) {
-      const loc = locationOf(prog, v);
+      const loc = accessedLocation(prog, v);
       if (loc >= 0) out.push(loc);
     }
     return out;
@@ -474,7 +474,7 @@ export function fixedAddresses(prog: Program): Set<number>[][] | undefined {
       } else {
         if (ins.op === 'prim') {
           if (!fixed(ins.addr)) return undefined;
-          const loc = locationOf(prog, evalPure(ins.addr, th.initRegs));
+          const loc = accessedLocation(prog, evalPure(ins.addr, th.initRegs));
           if (loc >= 0) at[pc].add(loc);
         }
         work.push(pc + 1);

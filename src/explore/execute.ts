@@ -4,8 +4,8 @@
 
 import type { Event } from '../events/event.js';
 import { effectOf, type Effect } from '../events/primitives.js';
-import { evalPure, isAddress, isSymbolic, locationOf, UnnamedAddress, type PrimInstr } from '../program/program.js';
 import { fail } from '../parse/errors.js';
+import { accessedLocation, evalPure, isAddress, isSymbolic, UnnamedAddress, type PrimInstr } from '../program/program.js';
 import { lock, lockRead, unlock } from './locks.js';
 import { read } from './reads.js';
 import { depsOf, dropSymbolic, resume, unionOfDeps, usesSymbol } from './schedule.js';
@@ -26,11 +26,16 @@ export function execPrim(s: ExploreState, t: number, ts: ThreadState, ins: PrimI
     return;
   }
   const address = evalPure(ins.addr, ts.regs);
-  const loc = locationOf(s.prog, address);
+  const readsMemory = e.object === 'memory' && e.reads;
+  const loc = readsMemory && !isAddress(address) ? -1 : accessedLocation(s.prog, address);
   if (loc < 0) {
     // An offset from a variable (`y + 1`): herd7's location of its own, named before exploring again.
     if (isAddress(address)) throw new UnnamedAddress(address, ins.pos);
-    // A number that is no address: only a guessed value leads here, and such a guess is never matched.
+    // herd7 refuses a memory read at a number that no read decided (not a
+    // symbolic address); one that a guessed read computed is never matched.
+    if (readsMemory && !isSymbolic(address) && depsOf(ins.addr, ts) === 0n) {
+      fail(`${ins.name} reads at address ${address}, which is no shared variable's (herd7 refuses a read at a number)`, ins.pos);
+    }
     prune(s);
     return;
   }

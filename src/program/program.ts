@@ -62,6 +62,14 @@ export function addLocationAt(prog: Program, v: number, pos: Pos): number {
   return l;
 }
 /**
+ * The location an access at value v acts on: v's location, or for v = 0 the
+ * location herd7 makes of address 0 when a process writes or locks through
+ * a name it does not declare (see Program.zeroLocation); else -1.
+ */
+export function accessedLocation(prog: Pick<Program, 'locationAt' | 'zeroLocation'>, v: number): number {
+  return v === 0 ? prog.zeroLocation : locationOf(prog, v);
+}
+/**
  * A value herd leaves symbolic: what a read in a cycle of plain copies
  * reads, determined by no constant. SYM_BASE + a number naming the read.
  */
@@ -157,6 +165,13 @@ export interface Program {
   final: FinalCheck;
   observed: Observed[];
   unroll: number;
+  /**
+   * The location at address 0 ("0"), or -1. A name a process neither takes
+   * as a parameter nor declares is, to herd7, one of its registers, holding
+   * 0 unless the initial state gives it a value; herd7 refuses a read
+   * through it (not a symbolic address) but writes and locks location 0.
+   */
+  zeroLocation: number;
   /** Locations whose type says they are locks, for messages. */
   test: LitmusTest;
 }
@@ -245,7 +260,15 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
   reportUnknownPrimitives(procs);
 
   const initRegNames = (t: number) => registerInits.filter((ri) => ri.thread === t).map((ri) => ri.name);
-  const threads = procs.map((p) => new ThreadBuilder(p.index, { vars, structs }, unroll, initRegNames(p.index)).build(p.params, p.body));
+  const builders = procs.map((p) => new ThreadBuilder(p.index, { vars, structs }, unroll, initRegNames(p.index)));
+  const threads = builders.map((b, i) => b.build(procs[i].params, procs[i].body));
+  // Location 0, which no name reaches (see Program.zeroLocation): a variable
+  // named "0", which no identifier can name.
+  let zeroLocation = -1;
+  if (builders.some((b) => b.accessesZero)) {
+    declare('0', SCALAR);
+    zeroLocation = locIds.get('0')!;
+  }
   for (const ri of registerInits) {
     const th = threads[ri.thread];
     if (!th) fail(`no process P${ri.thread} for this register`, ri.pos);
@@ -373,6 +396,7 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
     final: { quantifier: test.quantifier, holds, filter, decide, decideFilter },
     observed,
     unroll,
+    zeroLocation,
     test,
   };
 }
@@ -388,6 +412,10 @@ class ThreadBuilder {
   /** Registers' declared types (what a pointer register points to, for `p->f` and `p[i]`). */
   private declTypes = new Map<string, string>();
   private temps = 0;
+  /** Registers named by a name the process neither takes nor declares (see Program.zeroLocation). */
+  private undeclared = new Set<number>();
+  /** Whether an access other than a memory read goes through one of them (to location 0). */
+  accessesZero = false;
 
   constructor(
     private readonly index: number,
@@ -469,7 +497,7 @@ class ThreadBuilder {
           return;
         }
         // `*p = e`, `a[i] = e`, `v.f = e`: a plain store.
-        const addr = this.lvalue(s.target).addr;
+        const addr = this.accessed(this.lvalue(s.target).addr, false, s.target);
         const value = this.expr(s.value);
         this.emit({
           op: 'prim', prim: PLAIN_STORE, name: 'store', dst: -1,
@@ -532,18 +560,17 @@ class ThreadBuilder {
           return { k: 'reg', r: this.reg(e.name) };
         }
         if (e.name === 'NULL') return { k: 'const', v: 0 };
-        // herd7's C has no `true` or `false`: it reads them as registers no
-        // one assigns, whose value is 0 (so `if (true)` is never taken).
-        if (e.name === 'true' || e.name === 'false') return { k: 'reg', r: this.reg(e.name) };
-        const a = this.addrOf(e.name);
-        // A shared variable this process does not take as a parameter still
-        // names its location (herd accepts it).
-        if (a !== undefined) return { k: 'const', v: a };
-        fail(`undeclared register or variable "${e.name}"`, e.pos);
+        // herd7's scoping: a name the process neither takes as a parameter
+        // nor declares is one of its registers, 0 unless initialised (even
+        // when another process or the initial state has a variable of that
+        // name: a process reaches shared variables only through its parameters).
+        const r = this.reg(e.name);
+        this.undeclared.add(r);
+        return { k: 'reg', r };
       }
       case 'deref': {
         // `*p` as a value: a plain load.
-        const addr = this.expr(e.arg);
+        const addr = this.accessed(this.expr(e.arg), true, e.arg);
         const dst = this.temp();
         this.emit({ op: 'prim', prim: PLAIN_LOAD, name: 'load', dst, addr, args: [addr], pos: e.pos });
         return { k: 'reg', r: dst };
@@ -662,13 +689,32 @@ class ThreadBuilder {
     const args: PureExpr[] = [];
     e.args.forEach((a, i) => {
       if (i === info.addrArg) {
-        addr = this.address(a, effect.addr, e.name, effect.reads && !effect.writes ? 'load' : 'store');
+        addr = this.accessed(this.address(a, effect.addr, e.name, effect.reads && !effect.writes ? 'load' : 'store'), effect.object === 'memory' && effect.reads, a);
         args.push(addr);
       } else args.push(this.expr(a));
     });
     const dst = info.returns ? this.temp() : -1;
     this.emit({ op: 'prim', prim, name: e.name, dst, addr, args, pos: e.pos });
     return dst >= 0 ? { k: 'reg', r: dst } : { k: 'const', v: 0 };
+  }
+
+  /**
+   * An access's address, checked as herd7 checks it: through an undeclared
+   * name (a register holding 0), a memory read is refused and anything else
+   * acts on location 0.
+   */
+  private accessed(addr: PureExpr, readsMemory: boolean, at: Expr): PureExpr {
+    if (addr.k !== 'reg' || !this.undeclared.has(addr.r)) return addr;
+    const name = this.regs[addr.r];
+    if (readsMemory) {
+      fail(
+        `"${name}" is not a parameter of P${this.index}: herd7 takes it for a register holding 0 and refuses to read at address 0 ` +
+          `(a process reaches a shared variable only through its parameters: add "int *${name}" to P${this.index}'s)`,
+        at.pos,
+      );
+    }
+    this.accessesZero = true;
+    return addr;
   }
 
   /** Compiles an operation's expansion (see `Lowered`); its instructions carry the operation's name. */
