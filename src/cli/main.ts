@@ -97,7 +97,7 @@ program
   .command('new')
   .description('write a new test to edit: NAME.litmus (C) or, with --ts, NAME.ts (a TypeScript scenario)')
   .argument('<name>', 'the test name (or a path ending in .litmus or .ts)')
-  .option('--from <shape>', 'the shape to start from: MP, SB, LB, 2+2W', 'MP')
+  .option('--from <shape>', 'the shape to start from: MP, SB, LB, 2+2W, WRC, ISA2, IRIW, R, S, Z6.0, RWC', 'MP')
   .option('--ts', 'write a TypeScript scenario instead of a C test')
   .action(async (name: string, o: { from: string; ts?: boolean }) => {
     const { writeNewTest } = await import('./new.js');

@@ -1,49 +1,83 @@
 // `litmus new NAME [--from SHAPE] [--ts]`: a new test to edit, in C (NAME.litmus)
 // or TypeScript (NAME.ts), from one of the classic shapes, with its header
-// and a Result: stub to fill in.
+// and a Result: line left for the user (`???`, not judged until they fill it in).
 
 import { existsSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { bundledDir } from './inputs.js';
 
+/** One access of a shape's thread: a store of a value, or a load into a named register. */
+type Op = { w: string; v: number } | { r: string; reg: string };
+/** A term of a shape's outcome: a register of a thread, or a location's final value. */
+type Term = { t: number; reg: string; v: number } | { loc: string; v: number };
+
 interface Shape {
   says: string;
-  /** Thread bodies in C, over int *x, int *y. */
-  c: string[];
-  cExists: string;
-  /** Thread bodies in TypeScript, over s: State. */
-  ts: string[];
-  tsExists: string;
+  threads: Op[][];
+  exists: Term[];
 }
 
+const w = (loc: string, v = 1): Op => ({ w: loc, v });
+const r = (loc: string, reg: string): Op => ({ r: loc, reg });
+const reg = (t: number, name: string, v: number): Term => ({ t, reg: name, v });
+const mem = (loc: string, v: number): Term => ({ loc, v });
+
+/** The classic shapes kernel developers name tests after, each with its weak outcome, all accesses ONCE. */
 const SHAPES: Record<string, Shape> = {
   MP: {
     says: 'message passing: can the reader see the flag but not the data?',
-    c: ['\tWRITE_ONCE(*x, 1);\n\tWRITE_ONCE(*y, 1);', '\tint r0;\n\tint r1;\n\n\tr0 = READ_ONCE(*y);\n\tr1 = READ_ONCE(*x);'],
-    cExists: '1:r0=1 /\\ 1:r1=0',
-    ts: ['WRITE_ONCE(s.x, 1);\n      WRITE_ONCE(s.y, 1);', 'const flag = READ_ONCE(s.y);\n      const data = READ_ONCE(s.x);\n      return { flag, data };'],
-    tsExists: '([, p1]) => p1.flag === 1 && p1.data === 0',
+    threads: [[w('x'), w('y')], [r('y', 'r0'), r('x', 'r1')]],
+    exists: [reg(1, 'r0', 1), reg(1, 'r1', 0)],
   },
   SB: {
-    says: 'store buffering: can both threads miss the other\'s store?',
-    c: ['\tint r0;\n\n\tWRITE_ONCE(*x, 1);\n\tr0 = READ_ONCE(*y);', '\tint r0;\n\n\tWRITE_ONCE(*y, 1);\n\tr0 = READ_ONCE(*x);'],
-    cExists: '0:r0=0 /\\ 1:r0=0',
-    ts: ['WRITE_ONCE(s.x, 1);\n      return { seen: READ_ONCE(s.y) };', 'WRITE_ONCE(s.y, 1);\n      return { seen: READ_ONCE(s.x) };'],
-    tsExists: '([p0, p1]) => p0.seen === 0 && p1.seen === 0',
+    says: "store buffering: can both threads miss the other's store?",
+    threads: [[w('x'), r('y', 'r0')], [w('y'), r('x', 'r0')]],
+    exists: [reg(0, 'r0', 0), reg(1, 'r0', 0)],
   },
   LB: {
-    says: 'load buffering: can each thread read the other\'s later store?',
-    c: ['\tint r0;\n\n\tr0 = READ_ONCE(*x);\n\tWRITE_ONCE(*y, 1);', '\tint r0;\n\n\tr0 = READ_ONCE(*y);\n\tWRITE_ONCE(*x, 1);'],
-    cExists: '0:r0=1 /\\ 1:r0=1',
-    ts: ['const seen = READ_ONCE(s.x);\n      WRITE_ONCE(s.y, 1);\n      return { seen };', 'const seen = READ_ONCE(s.y);\n      WRITE_ONCE(s.x, 1);\n      return { seen };'],
-    tsExists: '([p0, p1]) => p0.seen === 1 && p1.seen === 1',
+    says: "load buffering: can each thread read the other's later store?",
+    threads: [[r('x', 'r0'), w('y')], [r('y', 'r0'), w('x')]],
+    exists: [reg(0, 'r0', 1), reg(1, 'r0', 1)],
   },
   '2+2W': {
     says: 'two writers in opposite orders: can both first writes end up last?',
-    c: ['\tWRITE_ONCE(*x, 1);\n\tWRITE_ONCE(*y, 2);', '\tWRITE_ONCE(*y, 1);\n\tWRITE_ONCE(*x, 2);'],
-    cExists: 'x=1 /\\ y=1',
-    ts: ['WRITE_ONCE(s.x, 1);\n      WRITE_ONCE(s.y, 2);', 'WRITE_ONCE(s.y, 1);\n      WRITE_ONCE(s.x, 2);'],
-    tsExists: '(_, mem) => mem.x === 1 && mem.y === 1',
+    threads: [[w('x', 1), w('y', 2)], [w('y', 1), w('x', 2)]],
+    exists: [mem('x', 1), mem('y', 1)],
+  },
+  WRC: {
+    says: 'write-to-read causality: can the last reader see the relayed flag but not the first write?',
+    threads: [[w('x')], [r('x', 'r0'), w('y')], [r('y', 'r0'), r('x', 'r1')]],
+    exists: [reg(1, 'r0', 1), reg(2, 'r0', 1), reg(2, 'r1', 0)],
+  },
+  ISA2: {
+    says: 'message passing through a relay: can the last reader see the relayed flag but not the data?',
+    threads: [[w('x'), w('y')], [r('y', 'r0'), w('z')], [r('z', 'r0'), r('x', 'r1')]],
+    exists: [reg(1, 'r0', 1), reg(2, 'r0', 1), reg(2, 'r1', 0)],
+  },
+  IRIW: {
+    says: 'independent reads of independent writes: can two readers see the two writes in opposite orders?',
+    threads: [[w('x')], [w('y')], [r('x', 'r0'), r('y', 'r1')], [r('y', 'r0'), r('x', 'r1')]],
+    exists: [reg(2, 'r0', 1), reg(2, 'r1', 0), reg(3, 'r0', 1), reg(3, 'r1', 0)],
+  },
+  R: {
+    says: "can a store overwrite the writer's flag while the other thread's later read misses the data?",
+    threads: [[w('x'), w('y')], [w('y', 2), r('x', 'r0')]],
+    exists: [mem('y', 2), reg(1, 'r0', 0)],
+  },
+  S: {
+    says: "can a thread that saw the flag have its store overwritten by the writer's earlier store?",
+    threads: [[w('x', 2), w('y')], [r('y', 'r0'), w('x', 1)]],
+    exists: [mem('x', 2), reg(1, 'r0', 1)],
+  },
+  'Z6.0': {
+    says: 'a relay, then a store that comes last: can the final reader still miss the first write?',
+    threads: [[w('x'), w('y')], [r('y', 'r0'), w('z')], [w('z', 2), r('x', 'r0')]],
+    exists: [reg(1, 'r0', 1), mem('z', 2), reg(2, 'r0', 0)],
+  },
+  RWC: {
+    says: 'read-to-write causality: can a reader see a write, miss a later one, and the later writer miss the first?',
+    threads: [[w('x')], [r('x', 'r0'), r('y', 'r1')], [w('y'), r('x', 'r0')]],
+    exists: [reg(1, 'r0', 1), reg(1, 'r1', 0), reg(2, 'r0', 0)],
   },
 };
 
@@ -51,50 +85,80 @@ export function shapes(): string[] {
   return Object.keys(SHAPES);
 }
 
-/** The text of a new test. `kernelImport` is the TypeScript import path of litmus/kernel.js. */
-export function newTest(name: string, shape: string, ts: boolean, kernelImport = '../kernel.js'): string {
-  const s = SHAPES[shape];
-  if (!s) throw new Error(`unknown shape "${shape}" (${shapes().join(', ')})`);
-  if (ts) {
-    const threads = s.ts.map((b) => `    (s: State) => {\n      ${b}\n    },`).join('\n');
-    const used = ['READ_ONCE', 'WRITE_ONCE'].filter((p) => s.ts.some((b) => b.includes(p)));
-    return `// ${name}: ${s.says}
+/** The locations a shape uses, in order. */
+function locationsOf(s: Shape): string[] {
+  return [...new Set(s.threads.flat().map((op) => ('w' in op ? op.w : op.r)))].sort();
+}
+
+/** A C test of the shape. */
+function cTest(name: string, s: Shape): string {
+  const params = locationsOf(s).map((l) => `int *${l}`).join(', ');
+  const procs = s.threads.map((ops, i) => {
+    const regs = ops.flatMap((op) => ('reg' in op ? [`\tint ${op.reg};`] : []));
+    const body = ops.map((op) => ('w' in op ? `\tWRITE_ONCE(*${op.w}, ${op.v});` : `\t${op.reg} = READ_ONCE(*${op.r});`));
+    return `P${i}(${params})\n{\n${regs.length ? `${regs.join('\n')}\n\n` : ''}${body.join('\n')}\n}\n`;
+  });
+  const exists = s.exists.map((t) => ('loc' in t ? `${t.loc}=${t.v}` : `${t.t}:${t.reg}=${t.v}`)).join(' /\\ ');
+  return `C ${name}
+
+(*
+ * Result: ???
+ *
+ * Write what you expect in place of ??? (Never, Sometimes or Always); until
+ * then the verdict is not judged.
+ *
+ * ${name}: ${s.says}
+ *)
+
+{
+}
+
+${procs.join('\n')}
+exists (${exists})
+`;
+}
+
+/** A TypeScript scenario of the shape. */
+function tsTest(name: string, s: Shape, kernelImport: string): string {
+  const locs = locationsOf(s);
+  const threads = s.threads.map((ops) => {
+    const body = ops.map((op) => ('w' in op ? `WRITE_ONCE(s.${op.w}, ${op.v});` : `const ${op.reg} = READ_ONCE(s.${op.r});`));
+    const regs = ops.flatMap((op) => ('reg' in op ? [op.reg] : []));
+    if (regs.length) body.push(`return { ${regs.join(', ')} };`);
+    return `    (s: State) => {\n      ${body.join('\n      ')}\n    },`;
+  });
+  const ps = s.threads.map((_, i) => (s.exists.some((t) => 'reg' in t && t.t === i) ? `p${i}` : '')).join(', ').replace(/(, )+$/, '');
+  const usesMem = s.exists.some((t) => 'loc' in t);
+  const args = `[${ps}]${usesMem ? ', mem' : ''}`;
+  const exists = s.exists.map((t) => ('loc' in t ? `mem.${t.loc} === ${t.v}` : `p${t.t}.${t.reg} === ${t.v}`)).join(' && ');
+  const used = ['READ_ONCE', 'WRITE_ONCE'].filter((p) => s.threads.flat().some((op) => (p === 'READ_ONCE' ? 'r' in op : 'w' in op)));
+  return `// ${name}: ${s.says}
 // Check it with: npx litmus check ${name}.ts
 
 import { ${[...used, 'scenario', 'type Ref'].join(', ')} } from '${kernelImport}';
 
 interface State {
-  x: Ref;
-  y: Ref;
+${locs.map((l) => `  ${l}: Ref;`).join('\n')}
 }
 
 export default scenario({
   name: '${name}',
   says: '${s.says.replace(/'/g, "\\'")}',
   threads: [
-${threads}
+${threads.join('\n')}
   ],
-  exists: ${s.tsExists},
-  // Result: what you expect (Never, Sometimes or Always); litmus reports a mismatch.
+  exists: (${args}) => ${exists},
+  // Result: what you expect (Never, Sometimes or Always); litmus then reports a mismatch.
   // result: 'Sometimes',
 });
 `;
-  }
-  const procs = s.c.map((b, i) => `P${i}(int *x, int *y)\n{\n${b}\n}\n`).join('\n');
-  return `C ${name}
-
-(*
- * Result: TODO (Never, Sometimes or Always: what you expect)
- *
- * ${s.says}
- *)
-
-{
 }
 
-${procs}
-exists (${s.cExists})
-`;
+/** The text of a new test. `kernelImport` is the TypeScript import path of litmus/kernel.js. */
+export function newTest(name: string, shape: string, ts: boolean, kernelImport = '../kernel.js'): string {
+  const s = SHAPES[shape];
+  if (!s) throw new Error(`unknown shape "${shape}" (${shapes().join(', ')})`);
+  return ts ? tsTest(name, s, kernelImport) : cTest(name, s);
 }
 
 /** Writes the new test; returns its path, or throws with a message for the user. */
