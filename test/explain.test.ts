@@ -5,6 +5,7 @@
 // ~exists.
 
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { checkSource } from '../src/check.js';
 import { herdBlock } from '../src/report/herd.js';
 import { traceReport } from '../src/report/trace.js';
@@ -13,7 +14,10 @@ import { auditProgram } from '../src/report/audit.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, ROOT, runNode } from './util.js';
+import { CLI, ROOT, runNode, stateSet } from './util.js';
+import { candidateChanges, findFixes, MAX_CHANGES, satisfiable, type Change } from '../src/report/fixes.js';
+import { applyEdits } from '../src/program/edit.js';
+import { sc } from '../models/sc.js';
 import { readSuite } from '../src/suite/read.js';
 import { printLitmus } from '../src/parse/printer.js';
 import { exportLitmus } from '../src/export/export.js';
@@ -495,5 +499,96 @@ export default scenario({
     const c = printLitmus(s.tests[0].test);
     expect(c).toMatch(/smp_cond_load_acquire\(flag, VAL != 0\)/);
     expect(checkSource(c, { model: lkmm }).observation).toBe('Never');
+  });
+});
+
+// ------------------------------------------------------------ properties
+
+/** Every set of up to MAX_CHANGES changes with distinct sites, checked without any pruning. */
+function bruteForce(text: string): { min?: number; forbidding: Change[][] } {
+  const prog = checkSource(text, { model: lkmm }).program;
+  const changes = candidateChanges(prog).filter((c) => !c.hidden);
+  const forbidding: Change[][] = [];
+  const grow = (from: number, cur: Change[], used: Set<string>) => {
+    if (cur.length && satisfiable(applyEdits(prog, cur.flatMap((c) => c.edits)), lkmm, {}) === false) forbidding.push(cur);
+    if (cur.length === MAX_CHANGES) return;
+    for (let i = from; i < changes.length; i++) {
+      if (changes[i].sites.some((x) => used.has(x))) continue;
+      grow(i + 1, [...cur, changes[i]], new Set([...used, ...changes[i].sites]));
+    }
+  };
+  grow(0, [], new Set());
+  const cost = (f: Change[]) => f.reduce((n, c) => n + c.cost, 0);
+  return { min: forbidding.length ? Math.min(...forbidding.map(cost)) : undefined, forbidding };
+}
+
+type GenOp = { k: 'w'; loc: string; v: number } | { k: 'r'; loc: string } | { k: 'f'; f: string };
+const genOp = fc.oneof(
+  { weight: 3, arbitrary: fc.record({ k: fc.constant('w' as const), loc: fc.constantFrom('x', 'y'), v: fc.constantFrom(1, 2) }) },
+  { weight: 3, arbitrary: fc.record({ k: fc.constant('r' as const), loc: fc.constantFrom('x', 'y') }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('f' as const), f: fc.constantFrom('smp_wmb', 'smp_rmb', 'smp_mb') }) },
+);
+const genThreads = fc.array(fc.array(genOp, { minLength: 2, maxLength: 3 }), { minLength: 2, maxLength: 3 });
+
+/** A C test of the threads whose condition is the first outcome the LKMM allows and SC does not, or undefined. */
+function nonSc(threads: GenOp[][]): string | undefined {
+  const procs = threads.map((ops, t) => {
+    let n = 0;
+    const decls: string[] = [];
+    const body = ops.map((op) => {
+      if (op.k === 'w') return `\tWRITE_ONCE(*${op.loc}, ${op.v});`;
+      if (op.k === 'f') return `\t${op.f}();`;
+      decls.push(`\tint r${n};`);
+      return `\tr${n++} = READ_ONCE(*${op.loc});`;
+    });
+    return `P${t}(int *x, int *y)\n{\n${[...decls, ...body].join('\n')}\n}\n`;
+  });
+  const regs = threads.flatMap((ops, t) => ops.filter((o) => o.k === 'r').map((_, i) => `${t}:r${i}`));
+  const base = `C gen\n\n{}\n\n${procs.join('\n')}\nlocations [${['x', 'y', ...regs].join('; ')}]\nexists (true)\n`;
+  const scStates = stateSet(checkSource(base, { model: sc }));
+  const state = [...stateSet(checkSource(base, { model: lkmm }))].find((st) => !scStates.has(st));
+  if (!state) return undefined;
+  const cond = state.split(';').map((b) => b.trim()).filter(Boolean).map((b) => (/^\d+:/.test(b) ? b : b.replace(/^(\w+)=/, '[$1]='))).join(' /\\ ');
+  return base.replace('exists (true)', `exists (${cond})`);
+}
+
+describe('the fix search, against brute force over the same bound', () => {
+  const SB4 = `C SB4
+
+{}
+
+${[0, 1, 2, 3].map((i) => `P${i}(int *a, int *b, int *c, int *d)\n{\n\tint r0;\n\n\tWRITE_ONCE(*${'abcd'[i]}, 1);\n\tr0 = READ_ONCE(*${'abcd'[(i + 1) % 4]});\n}\n`).join('\n')}
+exists (0:r0=0 /\\ 1:r0=0 /\\ 2:r0=0 /\\ 3:r0=0)
+`;
+
+  it('a four-CPU store-buffering ring needs four changes: "no set of up to 3" is right, and says why', () => {
+    const t = trace(SB4);
+    expect(t).toMatch(/No set of up to 3 changes forbids it under lkmm: every fix must change 4 places/);
+    expect(bruteForce(SB4).forbidding).toEqual([]);
+  });
+
+  it('on generated tests, the cheapest fix printed costs what brute force finds cheapest, and none is printed exactly when brute force finds none', async () => {
+    let compared = 0;
+    await fc.assert(
+      fc.asyncProperty(genThreads, async (threads) => {
+        await new Promise((done) => setImmediate(done));
+        const text = nonSc(threads);
+        if (!text) return;
+        compared++;
+        const prog = checkSource(text, { model: lkmm }).program;
+        const search = findFixes(prog, lkmm, candidateChanges(prog), {});
+        expect(search.stopped).toBeUndefined();
+        const brute = bruteForce(text);
+        const cost = (f: Change[]) => f.reduce((n, c) => n + c.cost, 0);
+        expect(search.fixes.length === 0, text).toBe(brute.min === undefined);
+        if (brute.min !== undefined) expect(cost(search.fixes[0]), text).toBe(brute.min);
+        // Each fix printed forbids the outcome, and is cheapest first.
+        for (const f of search.fixes) expect(satisfiable(applyEdits(prog, f.flatMap((c) => c.edits)), lkmm, {})).toBe(false);
+        const costs = search.fixes.map(cost);
+        expect(costs).toEqual([...costs].sort((a, b) => a - b));
+      }),
+      { numRuns: 25 },
+    );
+    expect(compared).toBeGreaterThan(0);
   });
 });

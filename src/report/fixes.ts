@@ -55,6 +55,8 @@ export interface Change {
   thread: number;
   /** Whether it is the strongest change at its sites (see findFixes). */
   strongest: boolean;
+  /** Only for the strongest set of all (an smp_mb() that smp_store_mb() stands for); never part of a fix. */
+  hidden?: boolean;
 }
 
 export const COST = { acquireRelease: 1, rmbWmb: 2, fullRmw: 3, mb: 4 } as const;
@@ -241,7 +243,10 @@ export function candidateChanges(prog: Program, namer: Namer = lineNamer): Chang
       for (const f of fits) {
         if (f.orders === 'all') {
           const mb = fullBarrierAt(prog, p);
-          out.push({ edits: mb.edits, text: mb.text, cost: COST.mb, sites: mb.sites, thread: th.index, strongest: true });
+          // smp_store_mb() also takes the store's site: not comparable with a release there.
+          const alone = mb.sites.length === 1;
+          out.push({ edits: mb.edits, text: mb.text, cost: COST.mb, sites: mb.sites, thread: th.index, strongest: alone });
+          if (!alone) out.push({ edits: [p.edit('smp_mb')], text: `smp_mb() ${p.text}`, cost: COST.mb, sites: [p.key], thread: th.index, strongest: true, hidden: true });
         } else {
           out.push({ edits: [p.edit(f.name)], text: `${f.name}() ${p.text}`, cost: COST.rmbWmb, sites: [p.key], thread: th.index, strongest: false });
         }
@@ -356,7 +361,8 @@ export const MAX_CHECKS = 400;
  * a set was tried before it; a set containing a fix already found is
  * skipped, and so is one that monotonicity shows cannot succeed.
  */
-export function findFixes(prog: Program, model: Model, changes: readonly Change[], limits: Limits): FixSearch {
+export function findFixes(prog: Program, model: Model, all: readonly Change[], limits: Limits): FixSearch {
+  const changes = all.filter((c) => !c.hidden);
   const sets = combinations(changes).sort((a, b) => total(a) - total(b) || a.length - b.length);
   const base = { changes: changes.length, candidates: changes, sets: sets.length, required: [] as string[] };
   let checks = 0;
@@ -369,7 +375,7 @@ export function findFixes(prog: Program, model: Model, changes: readonly Change[
   const strongestExcept = (without: (c: Change) => boolean) => {
     const taken = new Set<string>();
     const set: Change[] = [];
-    for (const c of [...changes].sort((a, b) => b.cost - a.cost)) {
+    for (const c of [...all].sort((a, b) => b.cost - a.cost)) {
       if (!c.strongest || without(c) || c.sites.some((s) => taken.has(s))) continue;
       c.sites.forEach((s) => taken.add(s));
       set.push(c);
@@ -379,7 +385,7 @@ export function findFixes(prog: Program, model: Model, changes: readonly Change[
   const top = check(strongestExcept(() => false));
   if (top === undefined) return { ...base, fixes: [], checks, stopped: limitHit };
   if (top) return { ...base, fixes: [], checks, noneAtAll: true };
-  const sites = [...new Set(changes.flatMap((c) => c.sites))];
+  const sites = [...new Set(all.flatMap((c) => c.sites))];
   const required: string[] = [];
   for (const s of sites) {
     const reach = check(strongestExcept((c) => c.sites.includes(s)));

@@ -341,7 +341,7 @@ export function searchFixes(prog: Program, model: Model, namer: Namer, limits: L
     if (search.stopped) lines.push(`No fix found under ${model.name}; the search stopped ${search.stopped} (${search.checks} checks), so a fix of up to ${MAX_CHANGES} changes may exist.`);
     else if (search.required.length > MAX_CHANGES) lines.push(`No set of up to ${MAX_CHANGES} changes forbids it under ${model.name}: every fix must change ${search.required.length} places (${search.checks} checks).`);
     else lines.push(`No set of up to ${MAX_CHANGES} of ${space} forbids it under ${model.name} (all ${search.sets} sets searched, ${search.checks} checked; the others cannot succeed):`);
-    lines.push(...changes.map((c) => `  - ${c.text}`));
+    lines.push(...search.candidates.map((c) => `  - ${c.text}`));
     return { lines, search };
   }
   lines.push(`Fixes, each checked under ${model.name} (the condition becomes Never), minimal, cheapest first:`);
