@@ -47,6 +47,12 @@ describe.skipIf(!haveBrowser)('litmus serve in a headless browser', () => {
     mkdirSync(root);
     writeFileSync(join(root, 'sb.litmus'), SB);
     writeFileSync(join(root, 'mp.litmus'), MP_REL_ACQ);
+    // A suite folder: its grid's verdicts come from POSTs of the page.
+    mkdirSync(join(root, 'grid'));
+    const headed = (version: string, body: string) => body.replace('{', `(*\n * Version: ${version}\n * Scenario: mp: the stale read\n *)\n{`);
+    writeFileSync(join(root, 'grid', 'a-new.litmus'), headed('new', MP_REL_ACQ));
+    writeFileSync(join(root, 'grid', 'b-old.litmus'), headed('old', SB));
+    writeFileSync(join(root, 'grid', 'suite.json'), JSON.stringify({ title: 'A grid', underReview: 'new', badOutcome: 'the stale read' }));
     server = spawn(process.execPath, [CLI, 'serve', root, '--port', '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
     base = await new Promise<string>((resolve, reject) => {
       let out = '';
@@ -111,6 +117,14 @@ describe.skipIf(!haveBrowser)('litmus serve in a headless browser', () => {
       return Array.from(g.getImageData(0, 0, c.width, c.height).data);
     }, png.toString('base64'));
     expect(rfPixels(rgba)).toBeGreaterThan(100);
+  });
+
+  it("fills a suite's grid with its verdicts and its closing line", async () => {
+    await page.goto(`${origin}/`);
+    const cells = page.locator('table.grid td a');
+    await page.locator('section.suite p.note', { hasText: 'Version "new"' }).waitFor();
+    // Versions in the order their tests are listed: new, old.
+    expect(await cells.allTextContents()).toEqual(['Never', 'Sometimes']);
   });
 
   it('re-checks an edited test: with smp_mb() on both sides, the forbidden candidate and its cycle', async () => {
