@@ -690,6 +690,24 @@ describe('litmus serve: bounded connections and queue', () => {
     }
   });
 
+  it('lists a folder of more suites than the queue holds: they are read a thread at a time', async () => {
+    const { startServer } = (await import(pathToFileURL(join(ROOT, 'dist', 'src', 'serve', 'server.js')).href)) as typeof import('../src/serve/server.js');
+    const many = mkdtempSync(join(tmpdir(), 'litmus-serve-many-'));
+    for (const d of ['s1', 's2', 's3']) {
+      mkdirSync(join(many, d));
+      for (const [name, text] of Object.entries(TS_SUITE)) writeFileSync(join(many, d, name), text);
+    }
+    const s = await startServer({ root: many, port: 0, limits: { model: 'lkmm', maxExecutions: 1_000_000, timeoutMs: 60_000 }, maxQueue: 1, threads: 1 });
+    try {
+      const r = await get('/api/list', { to: s });
+      expect(r.status).toBe(200);
+      expect((JSON.parse(r.body) as { suites: { dir: string }[] }).suites.map((x) => x.dir)).toEqual(['s1/suite.ts', 's2/suite.ts', 's3/suite.ts']);
+    } finally {
+      await s.close();
+      rmSync(many, { recursive: true, force: true });
+    }
+  });
+
   it('answers 503 with Retry-After when the queue is full', async () => {
     const { startServer } = (await import(pathToFileURL(join(ROOT, 'dist', 'src', 'serve', 'server.js')).href)) as typeof import('../src/serve/server.js');
     const s = await startServer({ root, port: 0, limits: { model: 'lkmm', maxExecutions: 1_000_000, timeoutMs: 60_000 }, maxQueue: 0, threads: 1 });

@@ -321,7 +321,17 @@ async function servedSuite(root: string, checker: Checker, entry: string, asker:
 export async function listing(root: string, checker: Checker, open?: string, asker: Asker = { signal: new AbortController().signal }): Promise<Listing | Busy> {
   const tests = litmusTests(root);
   const suites = folderSuites(root, tests);
-  const read = await Promise.all(filesUnder(root, MAX_FILES, 'suite').map((entry) => servedSuite(root, checker, entry, asker)));
+  // As many at a time as there are checking threads: a folder of many suites does not fill the queue.
+  const entries = filesUnder(root, MAX_FILES, 'suite');
+  const read: (LoweredSuite | undefined | Busy)[] = new Array(entries.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < entries.length && !read.includes('busy') && !asker.signal.aborted) {
+      const i = next++;
+      read[i] = await servedSuite(root, checker, entries[i], asker);
+    }
+  };
+  await Promise.all(Array.from({ length: checker.threads }, lane));
   if (read.includes('busy')) return 'busy';
   for (const s of read) {
     if (!s || s === 'busy') continue;
