@@ -66,7 +66,7 @@ interface Must {
   ordered: boolean;
 }
 
-const FULL_FENCES: ReadonlySet<FenceKind> = new Set<FenceKind>(['mb', 'sync-rcu']);
+const FULL_FENCES: ReadonlySet<string> = new Set<FenceKind>(['MB', 'sync-rcu']);
 
 function uses(e: PureExpr, regs: Set<number>): boolean {
   return pureRegs(e).some((r) => regs.has(r));

@@ -383,7 +383,7 @@ function lkmmOrder(x: Execution, a: number, b: number): Ordering | undefined {
   const direct = (p: number, q: number): Ordering | undefined => {
     if (L.strongFence.has(p, q)) {
       const f = ev.find((e) => e.kind === 'F' && po.has(p, e.id) && po.has(e.id, q) && L.strongFence.has(p, q) &&
-        (e.fence === 'mb' || e.fence === 'sync-rcu' || e.srcu === 'sync-srcu' || (e.fence?.startsWith('after-') ?? false) || e.fence === 'before-atomic'));
+        (e.fence === 'MB' || e.fence === 'sync-rcu' || e.srcu === 'sync-srcu' || (e.fence?.startsWith('after-') ?? false) || e.fence === 'before-atomic'));
       const how = f ? `${f.text ?? f.fence}()` : L.Mb.has(p) ? `${name(p)} (fully ordered)` : L.Mb.has(q) ? `${name(q)} (fully ordered)` : 'a full barrier';
       return { how, relation: 'strong-fence', cumulative: true };
     }

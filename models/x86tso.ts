@@ -67,7 +67,7 @@ function tsoRelations(x: Execution) {
   const locked = S.RMW.or(S.LKR, S.LKW, S.UL, S.LF);
   // smp_mb__after_srcu_read_unlock() is a full barrier there (srcu_read_unlock
   // is not a locked instruction).
-  const full = S.fence('mb').or(S.fence('sync-rcu'), S.SyncSrcu, S.fence('after-srcu-read-unlock'));
+  const full = S.fence('MB').or(S.fence('sync-rcu'), S.SyncSrcu, S.fence('after-srcu-read-unlock'));
   const ppo = po.restrict(M, M).minus(S.W.cross(S.R));
   // Grace periods and RCU markers as points of the order: a critical
   // section's accesses between its markers, a grace period after what

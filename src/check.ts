@@ -7,6 +7,7 @@ import { buildProgram, isSymbolic, locationOf, SYM_BASE, type Program } from './
 import { explore, type ExploreResult } from './explore/explorer.js';
 import type { Model } from './model/model.js';
 import type { SpeedMode } from './explore/speedcheck.js';
+import type { PrimitiveTable } from './events/primitives.js';
 
 export type Observation = 'Always' | 'Sometimes' | 'Never';
 
@@ -18,6 +19,8 @@ export interface CheckOptions {
   keepWitnesses?: boolean | 'all';
   /** Decide without counting every execution (explore/speedcheck.ts); counts and flags are then partial. */
   speedcheck?: SpeedMode;
+  /** The primitives calls mean (a .def read by loadMacros, src/events/def.ts); the built-in table by default. */
+  primitives?: PrimitiveTable;
 }
 
 export interface StateLine {
@@ -62,7 +65,7 @@ export function checkSource(text: string, opts: CheckOptions): CheckResult {
 /** A test already parsed (or built by the TypeScript suite reader). */
 export function checkTest(test: LitmusTest, opts: CheckOptions, from: { t0?: number; expectsDataRace?: boolean } = {}): CheckResult {
   const t0 = from.t0 ?? performance.now();
-  const prog = buildProgram(test, { unroll: opts.unroll });
+  const prog = buildProgram(test, { unroll: opts.unroll, primitives: opts.primitives });
   const ex = explore(prog, opts.model, {
     maxExecutions: opts.maxExecutions,
     timeoutMs: opts.timeoutMs,

@@ -21,7 +21,7 @@ describe('primitive effects', () => {
     expect(load.result(7, undefined, [X])).toBe(7);
     const store = effect('WRITE_ONCE');
     expect([store.reads, store.writes, store.write(0, [X, 5]), store.dataArgs]).toEqual([false, true, 5, [1]]);
-    expect(effect('smp_store_mb').fence).toBe('mb');
+    expect(effect('smp_store_mb').fence).toBe('MB');
   });
 
   it('atomic operations compute from the value read and return old, new or a test of new', () => {
@@ -56,7 +56,7 @@ describe('primitive effects', () => {
     ]);
     expect([effect('srcu_read_lock').srcu, effect('srcu_read_unlock').srcu, effect('synchronize_srcu').srcu]).toEqual(['srcu-lock', 'srcu-unlock', 'sync-srcu']);
     expect([effect('synchronize_srcu').object, effect('synchronize_srcu').shape]).toEqual(['srcu', 'fence']);
-    expect([effect('smp_mb').object, effect('smp_mb').shape, effect('smp_mb').fence]).toEqual(['none', 'fence', 'mb']);
+    expect([effect('smp_mb').object, effect('smp_mb').shape, effect('smp_mb').fence]).toEqual(['none', 'fence', 'MB']);
   });
 
   it('every entry is consistent: only writers write, only failing ones fail, data arguments are value arguments', () => {

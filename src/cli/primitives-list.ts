@@ -2,7 +2,7 @@
 // it does and how it orders, written from the primitive table itself
 // (src/events/primitives.ts) so that the two cannot drift apart.
 
-import type { Annot, FenceKind, SrcuKind } from '../events/event.js';
+import type { Annot, FenceKind, FenceTag, SrcuKind } from '../events/event.js';
 import { effectOf, isRunThen, lookupPrimitive, primitiveNames, type Effect, type EventShape, type Lowered, type PrimitiveInfo } from '../events/primitives.js';
 import type { Expr, Stmt } from '../parse/ast.js';
 import { printExpr } from '../parse/printer.js';
@@ -69,7 +69,7 @@ const ORDERING: Record<Annot, string> = {
 };
 
 const FENCES: Record<FenceKind, string> = {
-  mb: 'full barrier: every access before it is ordered before every access after it',
+  MB: 'full barrier: every access before it is ordered before every access after it',
   rmb: 'read barrier: earlier reads are ordered before later reads',
   wmb: 'write barrier: earlier writes are ordered before later writes',
   barrier: 'compiler barrier: orders nothing between CPUs (it only bounds plain accesses)',
@@ -98,7 +98,7 @@ export function describePrimitive(info: PrimitiveInfo): string {
   const e = effectOf(info.prim);
   if (e.shape !== 'access' && e.shape !== 'fence') return LOCKS[e.shape];
   if (e.srcu) return SRCU[e.srcu](e.params);
-  if (e.fence && e.shape === 'fence') return FENCES[e.fence];
+  if (e.fence && e.shape === 'fence') return fenceText(e.fence);
   const at = e.params[info.addrArg];
   const does = e.computes ?? (e.writes ? `writes ${e.params[e.valueArgs[0]]} to ${at}` : `reads ${at}`);
   return `${does}; ${ordering(e)}`;
@@ -106,8 +106,14 @@ export function describePrimitive(info: PrimitiveInfo): string {
 
 /** How a memory access orders: its annotation, a failed RMW's read, the fence after it. */
 function ordering(e: Effect): string {
-  const own = ORDERING[e.annot] + (e.mayFail ? ' (a failed one is a relaxed read)' : '');
-  return e.fence ? `${own}; then a ${FENCES[e.fence]}` : own;
+  const own = ((ORDERING as Record<string, string>)[e.annot] ?? `tagged ${e.annot} (a tag of its .def that only a model read from a .cat file gives a meaning)`) +
+    (e.mayFail ? ' (a failed one is a relaxed read)' : '');
+  return e.fence ? `${own}; then a ${fenceText(e.fence)}` : own;
+}
+
+/** What a fence of this tag does, in words (a tag of a user's .def has only the meaning a .cat file gives it). */
+function fenceText(tag: FenceTag): string {
+  return (FENCES as Record<string, string>)[tag] ?? `fence tagged ${tag} (a tag of its .def that only a model read from a .cat file gives a meaning)`;
 }
 
 const LOCKS: Record<Exclude<EventShape, 'access' | 'fence'>, string> = {

@@ -14,12 +14,26 @@ export type EventKind = 'R' | 'W' | 'F';
 export const ANNOTS = ['ONCE', 'ACQUIRE', 'RELEASE', 'MB', 'NORETURN', 'PLAIN'] as const;
 export type Annot = (typeof ANNOTS)[number];
 
+/**
+ * The fence tags of the LKMM's linux-kernel.bell (`enum Barriers`), as herd
+ * writes them: smp_mb()'s fence is `MB`, the tag its fully ordered accesses
+ * carry too.
+ */
 export const FENCE_KINDS = [
-  'mb', 'rmb', 'wmb', 'barrier', 'rcu-lock', 'rcu-unlock', 'sync-rcu',
+  'MB', 'rmb', 'wmb', 'barrier', 'rcu-lock', 'rcu-unlock', 'sync-rcu',
   'before-atomic', 'after-atomic', 'after-spinlock', 'after-unlock-lock',
   'after-srcu-read-unlock',
 ] as const;
 export type FenceKind = (typeof FENCE_KINDS)[number];
+
+/**
+ * A tag an event carries, as a .def macro wrote it (`__load{TAG}`,
+ * `__fence{TAG}`): one of the LKMM's (Annot, FenceKind) or any other name a
+ * user's .def gives, which a model read from a .cat file may name. The
+ * built-in models know only the LKMM's (src/events/def.ts refuses others for them).
+ */
+export type AccessTag = Annot | (string & {});
+export type FenceTag = FenceKind | (string & {});
 
 /** Lock events of the LKMM's lock.cat. */
 export const LOCK_KINDS = ['LKR', 'LKW', 'UL', 'LF', 'RL', 'RU'] as const;
@@ -38,8 +52,8 @@ export interface Event {
   /** Location id for accesses (and SRCU/lock events), -1 for fences. */
   loc: number;
   value: number;
-  annot: Annot;
-  fence?: FenceKind;
+  annot: AccessTag;
+  fence?: FenceTag;
   lock?: LockKind;
   srcu?: SrcuKind;
   /** Part of an RMW instruction (successful or not). */
@@ -83,8 +97,8 @@ export interface EventShape {
   thread: number;
   kind: EventKind;
   loc: number;
-  annot: Annot;
-  fence: FenceKind | undefined;
+  annot: AccessTag;
+  fence: FenceTag | undefined;
   lock: LockKind | undefined;
   srcu: SrcuKind | undefined;
   isRmw: boolean;

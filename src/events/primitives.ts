@@ -1,6 +1,8 @@
 // Every kernel primitive a litmus test may call, and what it does, following
-// the LKMM's linux-kernel.def. This table is the one place where a
-// primitive's meaning lives: each entry's `Effect` (effectOf) says what
+// the LKMM's linux-kernel.def. A table of primitives (PrimitiveTable) is the
+// one place where a primitive's meaning lives: the built-in one below is the
+// kernel's .def written out (test/def.test.ts proves it equal to the file),
+// and src/events/def.ts makes one from a user's .def; each entry's `Effect` (effectOf) says what
 // object it acts on, which events it makes, whether it reads, writes or is
 // an RMW, the values it writes and returns, and how a call is written; the
 // program layer (type checks), the explorer (src/explore/execute.ts), the
@@ -12,7 +14,7 @@
 import type { Expr, Pos, Stmt } from '../parse/ast.js';
 import { fail } from '../parse/errors.js';
 import { binary32 } from '../program/arith.js';
-import type { Annot, FenceKind, SrcuKind } from './event.js';
+import type { AccessTag, Annot, FenceKind, FenceTag, SrcuKind } from './event.js';
 
 /** How an address argument is written: `READ_ONCE(*x)` or `smp_load_acquire(x)`. */
 export type AddrStyle = 'lvalue' | 'pointer';
@@ -21,21 +23,21 @@ export type RmwOp = '+' | '-' | '&' | '|' | '^' | '&~';
 
 export type Primitive =
   /** A load; returns the value read. */
-  | { kind: 'load'; annot: Annot; addr: AddrStyle }
+  | { kind: 'load'; annot: AccessTag; addr: AddrStyle }
   /** A store of args[1] (no value). */
-  | { kind: 'store'; annot: Annot; addr: AddrStyle; thenFence?: FenceKind }
-  | { kind: 'fence'; fence: FenceKind }
+  | { kind: 'store'; annot: AccessTag; addr: AddrStyle; thenFence?: FenceTag }
+  | { kind: 'fence'; fence: FenceTag }
   /** xchg(X, V): returns the old value. */
-  | { kind: 'xchg'; annot: Annot }
+  | { kind: 'xchg'; annot: AccessTag }
   /** cmpxchg(X, old, new): returns the old value; writes only on a match. */
-  | { kind: 'cmpxchg'; annot: Annot }
+  | { kind: 'cmpxchg'; annot: AccessTag }
   /**
    * atomic_OP(V, X) and friends. `ret` says what is returned: nothing, the
    * new value, the old value; `test` post-processes the new value.
    */
-  | { kind: 'atomic'; op: RmwOp; annot: Annot; ret: 'none' | 'new' | 'old'; test?: 'zero' | 'negative'; operand: 'arg' | number }
+  | { kind: 'atomic'; op: RmwOp; annot: AccessTag; ret: 'none' | 'new' | 'old'; test?: 'zero' | 'negative'; operand: 'arg' | number }
   /** atomic_add_unless(X, a, u): adds a unless the value is u; returns whether it added. */
-  | { kind: 'add_unless'; annot: Annot }
+  | { kind: 'add_unless'; annot: AccessTag }
   | { kind: 'spin_lock' }
   | { kind: 'spin_unlock' }
   | { kind: 'spin_trylock' }
@@ -59,9 +61,9 @@ export interface Effect {
   object: PrimObject;
   shape: EventShape;
   /** The annotation of its access events (lock operations take lock.cat's own). */
-  annot: Annot;
+  annot: AccessTag;
   /** The fence event it makes (after its write, for smp_store_mb). */
-  fence?: FenceKind;
+  fence?: FenceTag;
   /** SRCU's events: its read (srcu_read_lock), write (srcu_read_unlock) or fence (synchronize_srcu). */
   srcu?: SrcuKind;
   /** Whether it reads memory. */
@@ -119,7 +121,7 @@ const none = (): undefined => undefined;
 const oldValue = (old: number): number => old;
 
 /** A memory access: the defaults of an Effect that others override. */
-function access(annot: Annot, f: Partial<Effect>): Effect {
+function access(annot: AccessTag, f: Partial<Effect>): Effect {
   return {
     object: 'memory', shape: 'access', annot, reads: false, writes: false, rmw: false, mayFail: false,
     write: none, result: oldValue, valueArgs: NO_ARGS, dataArgs: NO_ARGS, dataFromRead: false,
@@ -128,7 +130,7 @@ function access(annot: Annot, f: Partial<Effect>): Effect {
 }
 
 /** A store of argument 1. */
-const storeOf = (annot: Annot, f: Partial<Effect> = {}): Effect =>
+const storeOf = (annot: AccessTag, f: Partial<Effect> = {}): Effect =>
   access(annot, { writes: true, write: (_, a) => a[1], valueArgs: [1], dataArgs: [1], params: ['x', 'v'], ...f });
 
 /** Lock operations on a spinlock: lock.cat's events, the lock word holding 1 while taken. */
@@ -211,6 +213,21 @@ export function effectOf(p: Primitive): Effect {
 export const PLAIN_LOAD: Primitive = { kind: 'load', annot: 'PLAIN', addr: 'pointer' };
 export const PLAIN_STORE: Primitive = { kind: 'store', annot: 'PLAIN', addr: 'pointer' };
 
+/**
+ * Where the value of one of a primitive's argument slots (the positions its
+ * Effect reads: address, value, old, new...) comes from: one of the call's
+ * arguments, or a constant the macro wrote (`__store{ONCE}(X,1)`).
+ */
+export type ArgSource = { param: number } | { value: number };
+
+/** Where a primitive read from a .def file was defined, and the tags it gives its events there. */
+export interface MacroOrigin {
+  file: string;
+  pos: Pos;
+  /** Each tag, and what carries it: an access, a fence, an SRCU event (srcu-lock, srcu-unlock, sync-srcu). */
+  tags: { tag: string; pos: Pos; on: 'access' | 'fence' | 'srcu' }[];
+}
+
 export interface PrimitiveInfo {
   prim: Primitive;
   /** Number of arguments. */
@@ -219,6 +236,16 @@ export interface PrimitiveInfo {
   addrArg: number;
   /** Whether the call yields a value (may stand in an expression). */
   returns: boolean;
+  /**
+   * For each of the Effect's argument slots, in order, which call argument
+   * (or constant) fills it; absent when the call's arguments are the slots
+   * themselves, as in every built-in entry.
+   */
+  args?: readonly ArgSource[];
+  /** The arguments' names when the .def's order differs from the Effect's. */
+  params?: readonly string[];
+  /** Set for a primitive read from a .def file. */
+  origin?: MacroOrigin;
 }
 
 /**
@@ -253,25 +280,194 @@ export interface RunThen {
 
 export const isRunThen = (x: Expr | Stmt | RunThen): x is RunThen => x.kind === 'run-then';
 
-const table = new Map<string, PrimitiveInfo>();
-const loweredTable = new Map<string, Lowered>();
-
-function def(name: string, prim: Primitive, arity: number, addrArg: number, returns: boolean): void {
-  table.set(name, { prim, arity, addrArg, returns });
+/** A macro of a .def file that litmus cannot run, kept so that a test calling it is told why (herd7 would run it). */
+export interface UnsupportedMacro {
+  reason: string;
+  file: string;
+  pos: Pos;
 }
 
-// ONCE, acquire/release and friends.
-def('READ_ONCE', { kind: 'load', annot: 'ONCE', addr: 'lvalue' }, 1, 0, true);
-def('WRITE_ONCE', { kind: 'store', annot: 'ONCE', addr: 'lvalue' }, 2, 0, false);
-def('smp_load_acquire', { kind: 'load', annot: 'ACQUIRE', addr: 'pointer' }, 1, 0, true);
-def('smp_store_release', { kind: 'store', annot: 'RELEASE', addr: 'pointer' }, 2, 0, false);
-def('rcu_dereference', { kind: 'load', annot: 'ONCE', addr: 'lvalue' }, 1, 0, true);
-def('rcu_assign_pointer', { kind: 'store', annot: 'RELEASE', addr: 'lvalue' }, 2, 0, false);
-def('smp_store_mb', { kind: 'store', annot: 'ONCE', addr: 'lvalue', thenFence: 'mb' }, 2, 0, false);
-def('atomic_read', { kind: 'load', annot: 'ONCE', addr: 'pointer' }, 1, 0, true);
-def('atomic_set', { kind: 'store', annot: 'ONCE', addr: 'pointer' }, 2, 0, false);
-def('atomic_read_acquire', { kind: 'load', annot: 'ACQUIRE', addr: 'pointer' }, 1, 0, true);
-def('atomic_set_release', { kind: 'store', annot: 'RELEASE', addr: 'pointer' }, 2, 0, false);
+/** The argument slot of a primitive's address (-1 for a fence): the call's layout in the built-in table. */
+export function addressSlot(p: Primitive): number {
+  if (p.kind === 'fence') return -1;
+  return p.kind === 'atomic' && p.operand === 'arg' ? 1 : 0;
+}
+
+/** Which call argument (or constant) fills each of info's argument slots. */
+export function argSources(info: PrimitiveInfo): readonly ArgSource[] {
+  return info.args ?? Array.from({ length: info.arity }, (_, i) => ({ param: i }));
+}
+
+/**
+ * Every primitive a test may call: the .def's macros (the built-in table's,
+ * or a user's .def read by src/events/def.ts), the atomic_long_* forms of
+ * the atomic_* ones, and the bit operations the .def lacks (`Lowered`,
+ * defined by the .def primitives they stand for).
+ */
+export class PrimitiveTable {
+  constructor(
+    private readonly defs: ReadonlyMap<string, PrimitiveInfo>,
+    private readonly loweredOps: ReadonlyMap<string, Lowered>,
+    /** The .def file it was read from; undefined for the built-in table. */
+    readonly source?: string,
+    private readonly unsupported: ReadonlyMap<string, UnsupportedMacro> = new Map(),
+  ) {}
+
+  lookup(name: string): PrimitiveInfo | Lowered | undefined {
+    return this.defs.get(name) ?? this.loweredOps.get(name) ?? (name.startsWith('atomic_long_') ? this.defs.get('atomic_' + name.slice(12)) : undefined);
+  }
+
+  /** The .def's own entries (atomic_long_* and bit operations not included). */
+  macros(): IterableIterator<[string, PrimitiveInfo]> {
+    return this.defs.entries();
+  }
+
+  /** Why a macro of the .def cannot be run, if it is one litmus cannot run. */
+  unsupportedMacro(name: string): UnsupportedMacro | undefined {
+    return this.unsupported.get(name);
+  }
+
+  /** The name the .def gives this primitive (atomic_long_X is atomic_X there), or undefined if it has none. */
+  defName(name: string): string | undefined {
+    if (this.defs.has(name)) return name;
+    return name.startsWith('atomic_long_') && this.defs.has('atomic_' + name.slice(12)) ? 'atomic_' + name.slice(12) : undefined;
+  }
+
+  /** Every name a test may call, the atomic_long_* forms of the atomic_* ones included. */
+  names(): string[] {
+    const defs = [...this.defs.keys()];
+    const longs = defs.filter((n) => n.startsWith('atomic_')).map((n) => `atomic_long_${n.slice(7)}`);
+    return [...new Set([...defs, ...this.loweredOps.keys(), ...longs])].sort();
+  }
+
+  /** The known name closest to a misspelt one (edit distance, ignoring case), if one is close enough. */
+  closest(name: string): string | undefined {
+    const want = name.toLowerCase();
+    let best: string | undefined;
+    let bestDist = Math.max(2, Math.floor(name.length / 3)) + 1;
+    for (const n of this.names()) {
+      const d = editDistance(want, n.toLowerCase());
+      if (d < bestDist) {
+        best = n;
+        bestDist = d;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * The same operation with another ordering annotation, from this table: the
+   * entry of the same kind and operation, in the same family (atomic_ or not),
+   * annotated `annot`, preferring the same naming (rcu_ or not), then the same way of passing the address.
+   * READ_ONCE → smp_load_acquire, WRITE_ONCE → smp_store_release,
+   * xchg_relaxed → xchg_acquire, atomic_fetch_add → atomic_fetch_add_relaxed,
+   * smp_store_release → WRITE_ONCE. Undefined when the table has none.
+   */
+  withOrdering(name: string, annot: Annot): string | undefined {
+    const own = this.defName(name);
+    const info = own ? this.defs.get(own) : undefined;
+    const p = info?.prim;
+    if (!own || !info || !p || !('annot' in p) || p.annot === annot || (p.kind === 'store' && p.thenFence)) return undefined;
+    const shape = (e: PrimitiveInfo) => JSON.stringify({ ...e.prim, annot: undefined, addr: undefined, thenFence: undefined, args: e.args });
+    const family = (n: string) => n.startsWith('atomic_');
+    const addrOf = (q: Primitive) => ('addr' in q ? q.addr : undefined);
+    const rcu = (n: string) => n.startsWith('rcu_');
+    const found = [...this.defs.entries()]
+      .filter(([n, e]) => family(n) === family(own) && 'annot' in e.prim && e.prim.annot === annot && e.arity === info.arity && shape(e) === shape(info))
+      .sort(([a, ea], [b, eb]) => Number(rcu(b) === rcu(own)) - Number(rcu(a) === rcu(own)) ||
+        Number(addrOf(eb.prim) === addrOf(p)) - Number(addrOf(ea.prim) === addrOf(p)) || a.length - b.length || (a < b ? -1 : 1));
+    return found[0]?.[0];
+  }
+
+  /** A .def name for an instruction's primitive (its own name, or the first entry with the same meaning). */
+  defNameOf(name: string, prim: Primitive): string | undefined {
+    const own = this.defName(name);
+    if (own) return own;
+    const want = JSON.stringify(prim);
+    return [...this.defs.entries()].find(([, e]) => !e.args && JSON.stringify(e.prim) === want)?.[0];
+  }
+
+  /** The names of this table's fences of a kind (smp_mb for MB in the kernel's .def). */
+  fencesOfKind(kind: FenceTag): string[] {
+    return [...this.defs.entries()].filter(([, e]) => e.prim.kind === 'fence' && e.prim.fence === kind).map(([n]) => n);
+  }
+
+  /**
+   * The fences a developer may put at a place to order what is before it
+   * with what is after it (reads: [some read before, some read after];
+   * writes likewise): smp_rmb() between reads, smp_wmb() between writes
+   * (an RMW's read and write count), smp_mb() between anything; the
+   * narrower first. Only names this table gives those fences.
+   */
+  fencesBetween(reads: readonly [boolean, boolean], writes: readonly [boolean, boolean]): { name: string; orders: FenceOrders }[] {
+    const fits = (orders: FenceOrders) => orders === 'all' || (orders === 'reads' && reads[0] && reads[1]) || (orders === 'writes' && writes[0] && writes[1]);
+    return FENCES
+      .filter(([name, kind, orders]) => fits(orders) && this.fencesOfKind(kind).includes(name))
+      .map(([name, , orders]) => ({ name, orders }))
+      .sort((a, b) => Number(a.orders === 'all') - Number(b.orders === 'all'));
+  }
+
+  /**
+   * The table's primitive for the operation of an instruction (named `name`,
+   * meaning `prim`) with ordering `annot`: withOrdering's, or for an atomic
+   * that returns nothing (which has no ordered forms), its atomic_fetch_ form
+   * with that ordering, the value dropped. `def` says whether the
+   * instruction is written as that table entry's family (not a lowered
+   * operation such as test_bit()).
+   */
+  orderedForm(name: string, prim: Primitive, annot: Annot): { name: string; def: boolean } | undefined {
+    const own = this.defNameOf(name, prim);
+    if (!own) return undefined;
+    let to = this.withOrdering(own, annot);
+    if (!to && prim.kind === 'atomic' && prim.ret === 'none' && annot !== 'NORETURN') {
+      const want = JSON.stringify({ ...prim, ret: 'old', annot });
+      const args = JSON.stringify(this.defs.get(own)?.args);
+      to = [...this.defs.entries()].find(([n, e]) => !n.startsWith('atomic_long_') && JSON.stringify(e.prim) === want && JSON.stringify(e.args) === args)?.[0];
+    }
+    return to ? { name: to, def: own === name } : undefined;
+  }
+
+  /** The .def calls a lowered operation expands to, in order. */
+  private expansionCalls(name: string): string[] | undefined {
+    const l = this.loweredOps.get(name);
+    if (!l) return undefined;
+    const pos = { line: 0, col: 0 };
+    const names: string[] = [];
+    const walk = (v: unknown): void => {
+      if (!v || typeof v !== 'object') return;
+      const o = v as { kind?: string; name?: string };
+      if (o.kind === 'call' && typeof o.name === 'string') names.push(o.name);
+      for (const k of Object.values(o)) walk(k);
+    };
+    walk(l.lower([num(0, pos), { kind: 'name', name: 'x', pos }], pos));
+    return names;
+  }
+
+  /**
+   * The lowered operation that is `name` with one of its calls replaced by
+   * the table primitive `to` (clear_bit with atomic_fetch_andnot_release is
+   * clear_bit_unlock; test_bit with smp_load_acquire is test_bit_acquire).
+   */
+  loweredWithOrdering(name: string, to: { name: string }): string | undefined {
+    const mine = this.expansionCalls(name);
+    if (!mine) return undefined;
+    const returns = this.loweredOps.get(name)!.returns;
+    for (const other of this.loweredOps.keys()) {
+      const theirs = this.expansionCalls(other)!;
+      if (other === name || theirs.length !== mine.length || this.loweredOps.get(other)!.returns !== returns) continue;
+      // Every call that differs is one of the same call, now `to`.
+      const diff = theirs.map((c, i) => (c !== mine[i] ? i : -1)).filter((i) => i >= 0);
+      if (diff.length >= 1 && diff.every((i) => theirs[i] === to.name && mine[i] === mine[diff[0]])) return other;
+    }
+    return undefined;
+  }
+
+  /** Fences of this table that order a subset of what this kind orders (smp_mb → smp_wmb, smp_rmb). */
+  weakerFences(kind: FenceTag): string[] {
+    if (fenceOrders(kind) !== 'all') return [];
+    return FENCES.filter(([name, k, orders]) => (orders === 'writes' || orders === 'reads') && this.fencesOfKind(k).includes(name)).map(([name]) => name);
+  }
+}
 
 // Fences, with what each orders as the fix search and the audit reason
 // about it (the model decides what is ordered; every fix or weakening they
@@ -280,83 +476,90 @@ def('atomic_set_release', { kind: 'store', annot: 'RELEASE', addr: 'pointer' }, 
 // neighbouring operation (an RMW, a lock, an SRCU unlock); `compiler` and
 // `rcu` (read-side markers and grace periods) are not ordering devices.
 export type FenceOrders = 'all' | 'reads' | 'writes' | 'around' | 'compiler' | 'rcu';
-const fences: [string, FenceKind, FenceOrders][] = [
-  ['smp_mb', 'mb', 'all'], ['smp_rmb', 'rmb', 'reads'], ['smp_wmb', 'wmb', 'writes'], ['barrier', 'barrier', 'compiler'],
+const FENCES: readonly (readonly [string, FenceKind, FenceOrders])[] = [
+  ['smp_mb', 'MB', 'all'], ['smp_rmb', 'rmb', 'reads'], ['smp_wmb', 'wmb', 'writes'], ['barrier', 'barrier', 'compiler'],
   ['smp_mb__before_atomic', 'before-atomic', 'around'], ['smp_mb__after_atomic', 'after-atomic', 'around'],
   ['smp_mb__after_spinlock', 'after-spinlock', 'around'], ['smp_mb__after_unlock_lock', 'after-unlock-lock', 'around'],
   ['smp_mb__after_srcu_read_unlock', 'after-srcu-read-unlock', 'around'],
   ['rcu_read_lock', 'rcu-lock', 'rcu'], ['rcu_read_unlock', 'rcu-unlock', 'rcu'],
   ['synchronize_rcu', 'sync-rcu', 'rcu'], ['synchronize_rcu_expedited', 'sync-rcu', 'rcu'],
 ];
-for (const [name, fence] of fences) def(name, { kind: 'fence', fence }, 0, -1, false);
 
-/** What a kind of fence orders (see FenceOrders). */
-export function fenceOrders(kind: FenceKind): FenceOrders {
-  return fences.find(([, k]) => k === kind)![2];
+/** What a kind of fence orders (see FenceOrders); undefined for a tag the LKMM does not have. */
+export function fenceOrders(kind: FenceTag): FenceOrders | undefined {
+  return FENCES.find(([, k]) => k === kind)?.[2];
 }
 
-/**
- * The fences a developer may put at a place to order what is before it
- * with what is after it (reads: [some read before, some read after];
- * writes likewise): smp_rmb() between reads, smp_wmb() between writes
- * (an RMW's read and write count), smp_mb() between anything; the
- * narrower first.
- */
-export function fencesBetween(reads: readonly [boolean, boolean], writes: readonly [boolean, boolean]): { name: string; orders: FenceOrders }[] {
-  const fits = (orders: FenceOrders) => orders === 'all' || (orders === 'reads' && reads[0] && reads[1]) || (orders === 'writes' && writes[0] && writes[1]);
-  return fences
-    .filter(([, , orders]) => fits(orders))
-    .map(([name, , orders]) => ({ name, orders }))
-    .sort((a, b) => Number(a.orders === 'all') - Number(b.orders === 'all'));
-}
+/** The kernel's linux-kernel.def, written out: what `litmus check` uses when no .def is given. */
+function builtinDefs(): Map<string, PrimitiveInfo> {
+  const table = new Map<string, PrimitiveInfo>();
+  const def = (name: string, prim: Primitive, arity: number, addrArg: number, returns: boolean): void => {
+    table.set(name, { prim, arity, addrArg, returns });
+  };
+  // ONCE, acquire/release and friends.
+  def('READ_ONCE', { kind: 'load', annot: 'ONCE', addr: 'lvalue' }, 1, 0, true);
+  def('WRITE_ONCE', { kind: 'store', annot: 'ONCE', addr: 'lvalue' }, 2, 0, false);
+  def('smp_load_acquire', { kind: 'load', annot: 'ACQUIRE', addr: 'pointer' }, 1, 0, true);
+  def('smp_store_release', { kind: 'store', annot: 'RELEASE', addr: 'pointer' }, 2, 0, false);
+  def('rcu_dereference', { kind: 'load', annot: 'ONCE', addr: 'lvalue' }, 1, 0, true);
+  def('rcu_assign_pointer', { kind: 'store', annot: 'RELEASE', addr: 'lvalue' }, 2, 0, false);
+  def('smp_store_mb', { kind: 'store', annot: 'ONCE', addr: 'lvalue', thenFence: 'MB' }, 2, 0, false);
+  def('atomic_read', { kind: 'load', annot: 'ONCE', addr: 'pointer' }, 1, 0, true);
+  def('atomic_set', { kind: 'store', annot: 'ONCE', addr: 'pointer' }, 2, 0, false);
+  def('atomic_read_acquire', { kind: 'load', annot: 'ACQUIRE', addr: 'pointer' }, 1, 0, true);
+  def('atomic_set_release', { kind: 'store', annot: 'RELEASE', addr: 'pointer' }, 2, 0, false);
 
-// Exchange. The suffix picks the annotation; no suffix means a full barrier.
-const orders: [string, Annot][] = [['', 'MB'], ['_relaxed', 'ONCE'], ['_acquire', 'ACQUIRE'], ['_release', 'RELEASE']];
-for (const [sfx, annot] of orders) {
-  for (const pre of ['', 'atomic_']) {
-    def(`${pre}xchg${sfx}`, { kind: 'xchg', annot }, 2, 0, true);
-    def(`${pre}cmpxchg${sfx}`, { kind: 'cmpxchg', annot }, 3, 0, true);
-  }
-}
+  for (const [name, fence] of FENCES) def(name, { kind: 'fence', fence }, 0, -1, false);
 
-// The atomic_t family.
-const ops: [string, RmwOp][] = [['add', '+'], ['sub', '-'], ['and', '&'], ['or', '|'], ['xor', '^'], ['andnot', '&~']];
-for (const [name, op] of ops) {
-  def(`atomic_${name}`, { kind: 'atomic', op, annot: 'NORETURN', ret: 'none', operand: 'arg' }, 2, 1, false);
+  // Exchange. The suffix picks the annotation; no suffix means a full barrier.
+  const orders: [string, Annot][] = [['', 'MB'], ['_relaxed', 'ONCE'], ['_acquire', 'ACQUIRE'], ['_release', 'RELEASE']];
   for (const [sfx, annot] of orders) {
-    if (name === 'add' || name === 'sub') {
-      def(`atomic_${name}_return${sfx}`, { kind: 'atomic', op, annot, ret: 'new', operand: 'arg' }, 2, 1, true);
+    for (const pre of ['', 'atomic_']) {
+      def(`${pre}xchg${sfx}`, { kind: 'xchg', annot }, 2, 0, true);
+      def(`${pre}cmpxchg${sfx}`, { kind: 'cmpxchg', annot }, 3, 0, true);
     }
-    def(`atomic_fetch_${name}${sfx}`, { kind: 'atomic', op, annot, ret: 'old', operand: 'arg' }, 2, 1, true);
   }
-}
-def('atomic_inc', { kind: 'atomic', op: '+', annot: 'NORETURN', ret: 'none', operand: 1 }, 1, 0, false);
-def('atomic_dec', { kind: 'atomic', op: '-', annot: 'NORETURN', ret: 'none', operand: 1 }, 1, 0, false);
-for (const [sfx, annot] of orders) {
-  def(`atomic_inc_return${sfx}`, { kind: 'atomic', op: '+', annot, ret: 'new', operand: 1 }, 1, 0, true);
-  def(`atomic_dec_return${sfx}`, { kind: 'atomic', op: '-', annot, ret: 'new', operand: 1 }, 1, 0, true);
-  def(`atomic_fetch_inc${sfx}`, { kind: 'atomic', op: '+', annot, ret: 'old', operand: 1 }, 1, 0, true);
-  def(`atomic_fetch_dec${sfx}`, { kind: 'atomic', op: '-', annot, ret: 'old', operand: 1 }, 1, 0, true);
-  def(`atomic_add_negative${sfx}`, { kind: 'atomic', op: '+', annot, ret: 'new', test: 'negative', operand: 'arg' }, 2, 1, true);
-}
-def('atomic_sub_and_test', { kind: 'atomic', op: '-', annot: 'MB', ret: 'new', test: 'zero', operand: 'arg' }, 2, 1, true);
-def('atomic_dec_and_test', { kind: 'atomic', op: '-', annot: 'MB', ret: 'new', test: 'zero', operand: 1 }, 1, 0, true);
-def('atomic_inc_and_test', { kind: 'atomic', op: '+', annot: 'MB', ret: 'new', test: 'zero', operand: 1 }, 1, 0, true);
-def('atomic_add_unless', { kind: 'add_unless', annot: 'MB' }, 3, 0, true);
 
-// Spinlocks.
-def('spin_lock', { kind: 'spin_lock' }, 1, 0, false);
-def('spin_unlock', { kind: 'spin_unlock' }, 1, 0, false);
-def('spin_trylock', { kind: 'spin_trylock' }, 1, 0, true);
-def('spin_is_locked', { kind: 'spin_is_locked' }, 1, 0, true);
+  // The atomic_t family.
+  const ops: [string, RmwOp][] = [['add', '+'], ['sub', '-'], ['and', '&'], ['or', '|'], ['xor', '^'], ['andnot', '&~']];
+  for (const [name, op] of ops) {
+    def(`atomic_${name}`, { kind: 'atomic', op, annot: 'NORETURN', ret: 'none', operand: 'arg' }, 2, 1, false);
+    for (const [sfx, annot] of orders) {
+      if (name === 'add' || name === 'sub') {
+        def(`atomic_${name}_return${sfx}`, { kind: 'atomic', op, annot, ret: 'new', operand: 'arg' }, 2, 1, true);
+      }
+      def(`atomic_fetch_${name}${sfx}`, { kind: 'atomic', op, annot, ret: 'old', operand: 'arg' }, 2, 1, true);
+    }
+  }
+  def('atomic_inc', { kind: 'atomic', op: '+', annot: 'NORETURN', ret: 'none', operand: 1 }, 1, 0, false);
+  def('atomic_dec', { kind: 'atomic', op: '-', annot: 'NORETURN', ret: 'none', operand: 1 }, 1, 0, false);
+  for (const [sfx, annot] of orders) {
+    def(`atomic_inc_return${sfx}`, { kind: 'atomic', op: '+', annot, ret: 'new', operand: 1 }, 1, 0, true);
+    def(`atomic_dec_return${sfx}`, { kind: 'atomic', op: '-', annot, ret: 'new', operand: 1 }, 1, 0, true);
+    def(`atomic_fetch_inc${sfx}`, { kind: 'atomic', op: '+', annot, ret: 'old', operand: 1 }, 1, 0, true);
+    def(`atomic_fetch_dec${sfx}`, { kind: 'atomic', op: '-', annot, ret: 'old', operand: 1 }, 1, 0, true);
+    def(`atomic_add_negative${sfx}`, { kind: 'atomic', op: '+', annot, ret: 'new', test: 'negative', operand: 'arg' }, 2, 1, true);
+  }
+  def('atomic_sub_and_test', { kind: 'atomic', op: '-', annot: 'MB', ret: 'new', test: 'zero', operand: 'arg' }, 2, 1, true);
+  def('atomic_dec_and_test', { kind: 'atomic', op: '-', annot: 'MB', ret: 'new', test: 'zero', operand: 1 }, 1, 0, true);
+  def('atomic_inc_and_test', { kind: 'atomic', op: '+', annot: 'MB', ret: 'new', test: 'zero', operand: 1 }, 1, 0, true);
+  def('atomic_add_unless', { kind: 'add_unless', annot: 'MB' }, 3, 0, true);
 
-// SRCU.
-def('srcu_read_lock', { kind: 'srcu_lock' }, 1, 0, true);
-def('srcu_down_read', { kind: 'srcu_lock' }, 1, 0, true);
-def('srcu_read_unlock', { kind: 'srcu_unlock' }, 2, 0, false);
-def('srcu_up_read', { kind: 'srcu_unlock' }, 2, 0, false);
-def('synchronize_srcu', { kind: 'srcu_sync' }, 1, 0, false);
-def('synchronize_srcu_expedited', { kind: 'srcu_sync' }, 1, 0, false);
+  // Spinlocks.
+  def('spin_lock', { kind: 'spin_lock' }, 1, 0, false);
+  def('spin_unlock', { kind: 'spin_unlock' }, 1, 0, false);
+  def('spin_trylock', { kind: 'spin_trylock' }, 1, 0, true);
+  def('spin_is_locked', { kind: 'spin_is_locked' }, 1, 0, true);
+
+  // SRCU.
+  def('srcu_read_lock', { kind: 'srcu_lock' }, 1, 0, true);
+  def('srcu_down_read', { kind: 'srcu_lock' }, 1, 0, true);
+  def('srcu_read_unlock', { kind: 'srcu_unlock' }, 2, 0, false);
+  def('srcu_up_read', { kind: 'srcu_unlock' }, 2, 0, false);
+  def('synchronize_srcu', { kind: 'srcu_sync' }, 1, 0, false);
+  def('synchronize_srcu_expedited', { kind: 'srcu_sync' }, 1, 0, false);
+  return table;
+}
 
 // Bit operations (the kernel's Documentation/atomic_bitops.txt), on bit nr
 // of the word at addr: op(nr, addr). RMWs without a return value are
@@ -366,53 +569,55 @@ def('synchronize_srcu_expedited', { kind: 'srcu_sync' }, 1, 0, false);
 // when it fails), clear_bit_unlock() a release; test_bit() is a READ_ONCE(),
 // test_bit_acquire() an smp_load_acquire(). The __ forms are not atomic:
 // a plain (or, for __clear_bit_unlock, ONCE) read, then a store of the word.
-const bitRmws: [string, string][] = [['set_bit', 'atomic_or'], ['clear_bit', 'atomic_andnot'], ['change_bit', 'atomic_xor']];
-for (const [name, op] of bitRmws) {
-  lowered(name, false, ([nr, addr], pos) => exprStmt(call(op, [mask(nr, pos), addr], pos)));
-}
-// The .def has no release RMW without a value: the value is dropped, with
-// `(void)` as herd7 wants for a value-returning macro used as a statement.
-lowered('clear_bit_unlock', false, ([nr, addr], pos) =>
-  exprStmt({ kind: 'cast', type: 'void', arg: call('atomic_fetch_andnot_release', [mask(nr, pos), addr], pos), pos }));
-const bitTestRmws: [string, string][] = [
-  ['test_and_set_bit', 'atomic_fetch_or'], ['test_and_clear_bit', 'atomic_fetch_andnot'],
-  ['test_and_change_bit', 'atomic_fetch_xor'], ['test_and_set_bit_lock', 'atomic_fetch_or_acquire'],
-];
-for (const [name, op] of bitTestRmws) {
-  lowered(name, true, ([nr, addr], pos) => bitOf(call(op, [mask(nr, pos), addr], pos), nr, pos));
-}
-lowered('test_bit', true, ([nr, addr], pos) => bitOf(call('READ_ONCE', [deref(addr)], pos), nr, pos));
-lowered('test_bit_acquire', true, ([nr, addr], pos) => bitOf(call('smp_load_acquire', [addr], pos), nr, pos));
-lowered('__clear_bit_unlock', false, ([nr, addr], pos) =>
-  exprStmt(call('smp_store_release', [reusable(addr), bin('&', call('READ_ONCE', [deref(addr)], pos), notMask(nr, pos))], pos)));
-lowered('__set_bit', false, ([nr, addr], pos) =>
-  ({ kind: 'assign', target: deref(reusable(addr)), value: bin('|', deref(addr), mask(nr, pos)), pos }));
-lowered('__clear_bit', false, ([nr, addr], pos) =>
-  ({ kind: 'assign', target: deref(reusable(addr)), value: bin('&', deref(addr), notMask(nr, pos)), pos }));
-
-// smp_cond_load_relaxed(ptr, cond) and smp_cond_load_acquire(ptr, cond), as
-// the kernel defines them: load *ptr into VAL until cond (an expression over
-// VAL) holds, then return VAL; the acquire form orders that last load before
-// what follows. The loop is a while loop, bounded by --unroll as any other.
-// Each load of the acquire form is an smp_load_acquire() (as arm64 does it):
-// the generic code's control dependency and smp_rmb() give the same
-// ordering in the kernel, but in the LKMM a control dependency does not
-// reach past the loop.
-for (const [name, load] of [['smp_cond_load_relaxed', 'READ_ONCE'], ['smp_cond_load_acquire', 'smp_load_acquire']] as const) {
-  loweredTable.set(name, {
-    arity: 2, addrArg: 0, params: ['ptr', 'cond'], returns: true, cond: 1,
-    lower: ([ptr, cond], pos) => {
-      const val: Expr = { kind: 'name', name: 'VAL', pos };
-      const read = (): Stmt => ({ kind: 'assign', target: val, value: call(load, [load === 'READ_ONCE' ? deref(ptr) : ptr], pos), pos });
-      // `(cond) == 0`: herd7's C has no `!`.
-      const spin: Stmt = { kind: 'while', cond: bin('==', cond, num(0, pos)), body: read(), pos };
-      return { kind: 'run-then', run: { kind: 'block', body: [read(), spin], pos }, value: val };
-    },
-  });
-}
-
-function lowered(name: string, returns: boolean, lower: (args: Expr[], pos: Pos) => Expr | Stmt): void {
-  loweredTable.set(name, { lower, arity: 2, addrArg: 1, params: ['nr', 'x'], returns });
+function bitOperations(): Map<string, Lowered> {
+  const ops = new Map<string, Lowered>();
+  const add = (name: string, returns: boolean, lower: (args: Expr[], pos: Pos) => Expr | Stmt): void => {
+    ops.set(name, { lower, arity: 2, addrArg: 1, params: ['nr', 'x'], returns });
+  };
+  const bitRmws: [string, string][] = [['set_bit', 'atomic_or'], ['clear_bit', 'atomic_andnot'], ['change_bit', 'atomic_xor']];
+  for (const [name, op] of bitRmws) {
+    add(name, false, ([nr, addr], pos) => exprStmt(call(op, [mask(nr, pos), addr], pos)));
+  }
+  // The .def has no release RMW without a value: the value is dropped, with
+  // `(void)` as herd7 wants for a value-returning macro used as a statement.
+  add('clear_bit_unlock', false, ([nr, addr], pos) =>
+    exprStmt({ kind: 'cast', type: 'void', arg: call('atomic_fetch_andnot_release', [mask(nr, pos), addr], pos), pos }));
+  const bitTestRmws: [string, string][] = [
+    ['test_and_set_bit', 'atomic_fetch_or'], ['test_and_clear_bit', 'atomic_fetch_andnot'],
+    ['test_and_change_bit', 'atomic_fetch_xor'], ['test_and_set_bit_lock', 'atomic_fetch_or_acquire'],
+  ];
+  for (const [name, op] of bitTestRmws) {
+    add(name, true, ([nr, addr], pos) => bitOf(call(op, [mask(nr, pos), addr], pos), nr, pos));
+  }
+  add('test_bit', true, ([nr, addr], pos) => bitOf(call('READ_ONCE', [deref(addr)], pos), nr, pos));
+  add('test_bit_acquire', true, ([nr, addr], pos) => bitOf(call('smp_load_acquire', [addr], pos), nr, pos));
+  add('__clear_bit_unlock', false, ([nr, addr], pos) =>
+    exprStmt(call('smp_store_release', [reusable(addr), bin('&', call('READ_ONCE', [deref(addr)], pos), notMask(nr, pos))], pos)));
+  add('__set_bit', false, ([nr, addr], pos) =>
+    ({ kind: 'assign', target: deref(reusable(addr)), value: bin('|', deref(addr), mask(nr, pos)), pos }));
+  add('__clear_bit', false, ([nr, addr], pos) =>
+    ({ kind: 'assign', target: deref(reusable(addr)), value: bin('&', deref(addr), notMask(nr, pos)), pos }));
+  // smp_cond_load_relaxed(ptr, cond) and smp_cond_load_acquire(ptr, cond), as
+  // the kernel defines them: load *ptr into VAL until cond (an expression over
+  // VAL) holds, then return VAL; the acquire form orders that last load before
+  // what follows. The loop is a while loop, bounded by --unroll as any other.
+  // Each load of the acquire form is an smp_load_acquire() (as arm64 does it):
+  // the generic code's control dependency and smp_rmb() give the same
+  // ordering in the kernel, but in the LKMM a control dependency does not
+  // reach past the loop.
+  for (const [name, load] of [['smp_cond_load_relaxed', 'READ_ONCE'], ['smp_cond_load_acquire', 'smp_load_acquire']] as const) {
+    ops.set(name, {
+      arity: 2, addrArg: 0, params: ['ptr', 'cond'], returns: true, cond: 1,
+      lower: ([ptr, cond], pos) => {
+        const val: Expr = { kind: 'name', name: 'VAL', pos };
+        const read = (): Stmt => ({ kind: 'assign', target: val, value: call(load, [load === 'READ_ONCE' ? deref(ptr) : ptr], pos), pos });
+        // `(cond) == 0`: herd7's C has no `!`.
+        const spin: Stmt = { kind: 'while', cond: bin('==', cond, num(0, pos)), body: read(), pos };
+        return { kind: 'run-then', run: { kind: 'block', body: [read(), spin], pos }, value: val };
+      },
+    });
+  }
+  return ops;
 }
 
 const call = (name: string, args: Expr[], pos: Pos): Expr => ({ kind: 'call', name, args, pos });
@@ -449,41 +654,10 @@ function reusable(addr: Expr): Expr {
   return addr;
 }
 
+
 /** The names of a primitive's arguments, in order (`litmus primitives` and kernel.d.ts write calls with them). */
 export function paramsOf(info: PrimitiveInfo | Lowered): readonly string[] {
-  return 'prim' in info ? effectOf(info.prim).params : info.params;
-}
-
-export function lookupPrimitive(name: string): PrimitiveInfo | Lowered | undefined {
-  return table.get(name) ?? loweredTable.get(name) ?? (name.startsWith('atomic_long_') ? table.get('atomic_' + name.slice(12)) : undefined);
-}
-
-/** The name linux-kernel.def gives this primitive (atomic_long_X is atomic_X there), or undefined if it has none. */
-export function defName(name: string): string | undefined {
-  if (table.has(name)) return name;
-  return name.startsWith('atomic_long_') && table.has('atomic_' + name.slice(12)) ? 'atomic_' + name.slice(12) : undefined;
-}
-
-/** Every name a test may call, the atomic_long_* forms of the atomic_* ones included. */
-export function primitiveNames(): string[] {
-  const defs = [...table.keys()];
-  const longs = defs.filter((n) => n.startsWith('atomic_')).map((n) => `atomic_long_${n.slice(7)}`);
-  return [...defs, ...loweredTable.keys(), ...longs].sort();
-}
-
-/** The known name closest to a misspelt one (edit distance, ignoring case), if one is close enough. */
-export function closestPrimitive(name: string): string | undefined {
-  const want = name.toLowerCase();
-  let best: string | undefined;
-  let bestDist = Math.max(2, Math.floor(name.length / 3)) + 1;
-  for (const n of primitiveNames()) {
-    const d = editDistance(want, n.toLowerCase());
-    if (d < bestDist) {
-      best = n;
-      bestDist = d;
-    }
-  }
-  return best;
+  return 'prim' in info ? info.params ?? effectOf(info.prim).params : info.params;
 }
 
 function editDistance(a: string, b: string): number {
@@ -496,93 +670,20 @@ function editDistance(a: string, b: string): number {
   return prev[b.length];
 }
 
-/**
- * The same operation with another ordering annotation, from this table: the
- * entry of the same kind and operation, in the same family (atomic_ or not),
- * annotated `annot`, preferring the same naming (rcu_ or not), then the same way of passing the address.
- * READ_ONCE → smp_load_acquire, WRITE_ONCE → smp_store_release,
- * xchg_relaxed → xchg_acquire, atomic_fetch_add → atomic_fetch_add_relaxed,
- * smp_store_release → WRITE_ONCE. Undefined when the table has none.
- */
-export function withOrdering(name: string, annot: Annot): string | undefined {
-  const own = defName(name);
-  const p = own ? table.get(own)!.prim : undefined;
-  if (!own || !p || !('annot' in p) || p.annot === annot || (p.kind === 'store' && p.thenFence)) return undefined;
-  const shape = (q: Primitive) => JSON.stringify({ ...q, annot: undefined, addr: undefined, thenFence: undefined });
-  const family = (n: string) => n.startsWith('atomic_');
-  const addrOf = (q: Primitive) => ('addr' in q ? q.addr : undefined);
-  const rcu = (n: string) => n.startsWith('rcu_');
-  const found = [...table.entries()]
-    .filter(([n, e]) => family(n) === family(own) && 'annot' in e.prim && e.prim.annot === annot && shape(e.prim) === shape(p))
-    .sort(([a, ea], [b, eb]) => Number(rcu(b) === rcu(own)) - Number(rcu(a) === rcu(own)) ||
-      Number(addrOf(eb.prim) === addrOf(p)) - Number(addrOf(ea.prim) === addrOf(p)) || a.length - b.length || (a < b ? -1 : 1));
-  return found[0]?.[0];
+
+/** The bit operations, shared by every table (they are defined by .def names, looked up in the table at hand). */
+const BIT_OPERATIONS: ReadonlyMap<string, Lowered> = bitOperations();
+
+/** A table from a .def's primitives, with the bit operations and atomic_long_* forms every table has. */
+export function primitiveTable(defs: ReadonlyMap<string, PrimitiveInfo>, source?: string, unsupported?: ReadonlyMap<string, UnsupportedMacro>): PrimitiveTable {
+  return new PrimitiveTable(defs, BIT_OPERATIONS, source, unsupported);
 }
 
-/** A .def name for an instruction's primitive (its own name, or the first entry with the same meaning). */
-export function defNameOf(name: string, prim: Primitive): string | undefined {
-  const own = defName(name);
-  if (own) return own;
-  const want = JSON.stringify(prim);
-  return [...table.entries()].find(([, e]) => JSON.stringify(e.prim) === want)?.[0];
-}
+/** The built-in table: the kernel's linux-kernel.def, written out. */
+export const BUILTIN_PRIMITIVES: PrimitiveTable = primitiveTable(builtinDefs());
 
-/** Fences that order a subset of what this one orders (smp_mb → smp_wmb, smp_rmb). */
-export function weakerFences(kind: FenceKind): string[] {
-  if (fenceOrders(kind) !== 'all') return [];
-  return fences.filter(([, , orders]) => orders === 'writes' || orders === 'reads').map(([name]) => name);
-}
-
-/**
- * The table's primitive for the operation of an instruction (named `name`,
- * meaning `prim`) with ordering `annot`: withOrdering's, or for an atomic
- * that returns nothing (which has no ordered forms), its atomic_fetch_ form
- * with that ordering, the value dropped. `def` says whether the
- * instruction is written as that table entry's family (not a lowered
- * operation such as test_bit()).
- */
-export function orderedForm(name: string, prim: Primitive, annot: Annot): { name: string; def: boolean } | undefined {
-  const own = defNameOf(name, prim);
-  if (!own) return undefined;
-  let to = withOrdering(own, annot);
-  if (!to && prim.kind === 'atomic' && prim.ret === 'none' && annot !== 'NORETURN') {
-    const want = JSON.stringify({ ...prim, ret: 'old', annot });
-    to = [...table.entries()].find(([n, e]) => !n.startsWith('atomic_long_') && JSON.stringify(e.prim) === want)?.[0];
-  }
-  return to ? { name: to, def: own === name } : undefined;
-}
-
-/** The .def calls a lowered operation expands to, in order. */
-function expansionCalls(name: string): string[] | undefined {
-  const l = loweredTable.get(name);
-  if (!l) return undefined;
-  const pos = { line: 0, col: 0 };
-  const names: string[] = [];
-  const walk = (v: unknown): void => {
-    if (!v || typeof v !== 'object') return;
-    const o = v as { kind?: string; name?: string };
-    if (o.kind === 'call' && typeof o.name === 'string') names.push(o.name);
-    for (const k of Object.values(o)) walk(k);
-  };
-  walk(l.lower([num(0, pos), { kind: 'name', name: 'x', pos }], pos));
-  return names;
-}
-
-/**
- * The lowered operation that is `name` with one of its calls replaced by
- * the table primitive `to` (clear_bit with atomic_fetch_andnot_release is
- * clear_bit_unlock; test_bit with smp_load_acquire is test_bit_acquire).
- */
-export function loweredWithOrdering(name: string, to: { name: string }): string | undefined {
-  const mine = expansionCalls(name);
-  if (!mine) return undefined;
-  const returns = loweredTable.get(name)!.returns;
-  for (const other of loweredTable.keys()) {
-    const theirs = expansionCalls(other)!;
-    if (other === name || theirs.length !== mine.length || loweredTable.get(other)!.returns !== returns) continue;
-    // Every call that differs is one of the same call, now `to`.
-    const diff = theirs.map((c, i) => (c !== mine[i] ? i : -1)).filter((i) => i >= 0);
-    if (diff.length >= 1 && diff.every((i) => theirs[i] === to.name && mine[i] === mine[diff[0]])) return other;
-  }
-  return undefined;
-}
+// The built-in table's answers, for the callers that have no other table.
+export const lookupPrimitive = (name: string, table: PrimitiveTable = BUILTIN_PRIMITIVES) => table.lookup(name);
+export const defName = (name: string, table: PrimitiveTable = BUILTIN_PRIMITIVES) => table.defName(name);
+export const primitiveNames = (table: PrimitiveTable = BUILTIN_PRIMITIVES) => table.names();
+export const closestPrimitive = (name: string, table: PrimitiveTable = BUILTIN_PRIMITIVES) => table.closest(name);

@@ -11,24 +11,24 @@ import { fail } from '../parse/errors.js';
 import { parseLitmus } from '../parse/parser.js';
 import { readHeader } from '../parse/header.js';
 import { printLitmus } from '../parse/printer.js';
-import { defName, isRunThen, lookupPrimitive, type RunThen } from '../events/primitives.js';
+import { BUILTIN_PRIMITIVES, isRunThen, type PrimitiveTable, type RunThen } from '../events/primitives.js';
 import { herdType, isHerdReserved } from './herd7.js';
 import { flattenAggregates } from './flatten.js';
 import { herdFindings, refusals } from './lint.js';
 
 /** The herd7-readable text of a litmus test given as text (its header kept: comments and Key=Value lines). */
-export function exportLitmus(text: string): string {
+export function exportLitmus(text: string, table: PrimitiveTable = BUILTIN_PRIMITIVES): string {
   const header = headerOf(text);
   const test = parseLitmus(text);
-  return exportTest(header === undefined ? test : { ...test, info: [] }, header);
+  return exportTest(header === undefined ? test : { ...test, info: [] }, header, table);
 }
 
 /** The herd7-readable text of a test; `header` (comments before the initial state) replaces the Result: stub. */
-export function exportTest(test: LitmusTest, header?: string): string {
-  const lowered = lowerTest(flattenAggregates(test));
+export function exportTest(test: LitmusTest, header?: string, table: PrimitiveTable = BUILTIN_PRIMITIVES): string {
+  const lowered = lowerTest(flattenAggregates(test), table);
   const renames = reservedRenames(lowered);
   const out = renameTest(lowered, renames);
-  const left = refusals(herdFindings(out));
+  const left = refusals(herdFindings(out, undefined, table));
   if (left.length) fail(`cannot export for herd7: ${left[0].message}`, left[0].pos);
   const note = renames.size
     ? `(* litmus export: renamed for herd7's lexer: ${[...renames].map(([a, b]) => `${a} -> ${b}`).join(', ')} *)`
@@ -46,84 +46,84 @@ function headerOf(text: string): string | undefined {
 
 // ------------------------------------------------------------ lowering
 
-function lowerTest(t: LitmusTest): LitmusTest {
-  return { ...t, processes: t.processes.map((p) => ({ ...p, body: p.body.map(lowerStmt) })) };
+function lowerTest(t: LitmusTest, table: PrimitiveTable): LitmusTest {
+  return { ...t, processes: t.processes.map((p) => ({ ...p, body: p.body.map((s) => lowerStmt(s, table)) })) };
 }
 
-function lowerStmt(s: Stmt): Stmt {
+function lowerStmt(s: Stmt, table: PrimitiveTable): Stmt {
   switch (s.kind) {
     case 'expr': {
       if (s.expr.kind === 'call') {
-        const info = lookupPrimitive(s.expr.name);
+        const info = table.lookup(s.expr.name);
         if (info && 'lower' in info) {
-          const x = info.lower(s.expr.args.map(lowerExpr), s.expr.pos);
+          const x = info.lower(s.expr.args.map((a) => lowerExpr(a, table)), s.expr.pos);
           return isRunThen(x) ? x.run : isStmt(x) ? x : voided(x);
         }
-        if (info?.returns) return voided(lowerExpr(s.expr));
+        if (info?.returns) return voided(lowerExpr(s.expr, table));
       }
-      return { ...s, expr: lowerExpr(s.expr) };
+      return { ...s, expr: lowerExpr(s.expr, table) };
     }
     case 'decl': {
-      const spin = s.init && runThenOf(s.init);
+      const spin = s.init && runThenOf(s.init, table);
       if (spin) return { kind: 'block', body: [{ ...s, init: undefined }, spin.run, { kind: 'assign', target: { kind: 'name', name: s.name, pos: s.pos }, value: spin.value, pos: s.pos }], pos: s.pos };
-      return s.init ? { ...s, init: lowerExpr(s.init) } : s;
+      return s.init ? { ...s, init: lowerExpr(s.init, table) } : s;
     }
     case 'assign': {
       // `r = op(...)` of an operation with a loop: its statement, then `r = VAL`.
-      const spin = runThenOf(s.value);
-      if (spin) return { kind: 'block', body: [spin.run, { ...s, target: lowerExpr(s.target), value: spin.value }], pos: s.pos };
-      return { ...s, target: lowerExpr(s.target), value: lowerExpr(s.value) };
+      const spin = runThenOf(s.value, table);
+      if (spin) return { kind: 'block', body: [spin.run, { ...s, target: lowerExpr(s.target, table), value: spin.value }], pos: s.pos };
+      return { ...s, target: lowerExpr(s.target, table), value: lowerExpr(s.value, table) };
     }
     case 'if':
-      return { ...s, cond: lowerExpr(s.cond), then: lowerStmt(s.then), else: s.else && lowerStmt(s.else) };
+      return { ...s, cond: lowerExpr(s.cond, table), then: lowerStmt(s.then, table), else: s.else && lowerStmt(s.else, table) };
     case 'while':
-      return { ...s, cond: lowerExpr(s.cond), body: lowerStmt(s.body) };
+      return { ...s, cond: lowerExpr(s.cond, table), body: lowerStmt(s.body, table) };
     case 'block':
-      return { ...s, body: s.body.map(lowerStmt) };
+      return { ...s, body: s.body.map((b) => lowerStmt(b, table)) };
     case 'empty':
       return s;
   }
 }
 
 /** The expansion of a call of an operation with a loop (smp_cond_load_acquire()), if e is one. */
-function runThenOf(e: Expr): RunThen | undefined {
+function runThenOf(e: Expr, table: PrimitiveTable): RunThen | undefined {
   if (e.kind !== 'call') return undefined;
-  const info = lookupPrimitive(e.name);
+  const info = table.lookup(e.name);
   if (!info || !('lower' in info)) return undefined;
-  const x = info.lower(e.args.map(lowerExpr), e.pos);
+  const x = info.lower(e.args.map((a) => lowerExpr(a, table)), e.pos);
   return isRunThen(x) ? x : undefined;
 }
 
 /** `(void)e;`: herd7 takes a value-returning macro as a statement only so. */
 const voided = (e: Expr): Stmt => ({ kind: 'expr', expr: { kind: 'cast', type: 'void', arg: e, pos: e.pos }, pos: e.pos });
 
-function lowerExpr(e: Expr): Expr {
+function lowerExpr(e: Expr, table: PrimitiveTable): Expr {
   switch (e.kind) {
     case 'call': {
-      const args = e.args.map(lowerExpr);
-      const info = lookupPrimitive(e.name);
+      const args = e.args.map((a) => lowerExpr(a, table));
+      const info = table.lookup(e.name);
       if (info && 'lower' in info) {
         const x = info.lower(args, e.pos);
         if (isRunThen(x)) fail(`${e.name} loops: herd7 needs it as a statement of its own (r = ${e.name}(...);)`, e.pos);
         if (isStmt(x)) fail(`${e.name} does not return a value`, e.pos);
         return x;
       }
-      return { ...e, name: defName(e.name) ?? e.name, args };
+      return { ...e, name: table.defName(e.name) ?? e.name, args };
     }
     case 'addr':
       // `&x` of a shared variable is its address, which the name `x` holds in
       // process code (a parameter, or a location named directly); herd7 has no `&`.
-      return e.arg.kind === 'name' ? e.arg : { ...e, arg: lowerExpr(e.arg) };
+      return e.arg.kind === 'name' ? e.arg : { ...e, arg: lowerExpr(e.arg, table) };
     case 'deref':
     case 'unary':
     case 'cast':
-      return { ...e, arg: lowerExpr(e.arg) };
+      return { ...e, arg: lowerExpr(e.arg, table) };
     case 'binary':
-      return { ...e, left: lowerExpr(e.left), right: lowerExpr(e.right) };
+      return { ...e, left: lowerExpr(e.left, table), right: lowerExpr(e.right, table) };
     case 'index':
-      return { ...e, base: lowerExpr(e.base), index: lowerExpr(e.index) };
+      return { ...e, base: lowerExpr(e.base, table), index: lowerExpr(e.index, table) };
     case 'field':
-      return { ...e, base: lowerExpr(e.base) };
+      return { ...e, base: lowerExpr(e.base, table) };
     case 'num':
     case 'name':
       return e;

@@ -7,7 +7,7 @@
 import { walkStmt, type AstVisitor, type CondExpr, type CondTerm, type Expr, type LitmusTest, type Pos, type Process, type Stmt } from '../parse/ast.js';
 import type { Token } from '../parse/lexer.js';
 import { testTokens } from '../parse/parser.js';
-import { defName, effectOf, lookupPrimitive } from '../events/primitives.js';
+import { BUILTIN_PRIMITIVES, effectOf, type PrimitiveTable } from '../events/primitives.js';
 import { HERD_BINOPS, isHerdReserved, isHerdType, SECTION_ENDERS } from './herd7.js';
 
 export interface Finding {
@@ -27,7 +27,7 @@ export interface Finding {
 export const refusals = (findings: Finding[]): Finding[] => findings.filter((f) => !f.note);
 
 /** Findings on the syntax tree and on the text it came from (when given), in text order. */
-export function herdFindings(test: LitmusTest, text?: string): Finding[] {
+export function herdFindings(test: LitmusTest, text?: string, table: PrimitiveTable = BUILTIN_PRIMITIVES): Finding[] {
   const out: Finding[] = [];
   const add = (pos: Pos, message: string, exportable: boolean) => out.push({ pos, message, exportable });
   const name = (n: string, pos: Pos) => {
@@ -48,7 +48,7 @@ export function herdFindings(test: LitmusTest, text?: string): Finding[] {
       name(q.name, q.pos);
       type(q.type, q.pos, `parameter "${q.name}"`);
     }
-    const visitor = lintVisitor(add, name, type);
+    const visitor = lintVisitor(add, name, type, table);
     for (const s of p.body) walkStmt(s, visitor);
   }
   // A condition or `locations` naming an element or a field (`a[1]`, `v.f`).
@@ -61,7 +61,7 @@ export function herdFindings(test: LitmusTest, text?: string): Finding[] {
   if (test.filter) lintCond(test.filter, leafName);
   if (text !== undefined) lintText(text, add);
   const note = (pos: Pos, message: string) => out.push({ pos, message, exportable: true, note: true });
-  for (const p of test.processes) notesOfProcess(p, note);
+  for (const p of test.processes) notesOfProcess(p, note, table);
   notesOfCondition(test, note);
   return out.sort((a, b) => a.pos.line - b.pos.line || a.pos.col - b.pos.col);
 }
@@ -86,7 +86,7 @@ function namesOf(p: Process, test?: LitmusTest): Set<string> {
  * lock) and `true`/`false`, which herd7 reads as registers holding 0: herd7
  * checks no types and answers, and so does litmus.
  */
-function notesOfProcess(p: Process, note: Note): void {
+function notesOfProcess(p: Process, note: Note, table: PrimitiveTable): void {
   const types = new Map(p.params.map((q) => [q.name, q.type]));
   const names = namesOf(p);
   const expr = (e: Expr) => {
@@ -94,7 +94,7 @@ function notesOfProcess(p: Process, note: Note): void {
       note(e.pos, `herd7's C has no "${e.name}": it reads it as a register no one assigns, 0 (write ${e.name === 'true' ? '1' : '0'})`);
     }
     if (e.kind !== 'call') return;
-    const info = lookupPrimitive(e.name);
+    const info = table.lookup(e.name);
     if (!info || 'lower' in info) return;
     const a = e.args[info.addrArg];
     const base = a && (a.kind === 'deref' || a.kind === 'addr') ? a.arg : a;
@@ -147,25 +147,25 @@ type Check = (n: string, pos: Pos) => void;
 type TypeCheck = (t: string, pos: Pos, what: string) => void;
 
 /** The checks of one statement or expression; walkStmt visits them all. */
-function lintVisitor(add: Add, name: Check, type: TypeCheck): AstVisitor {
+function lintVisitor(add: Add, name: Check, type: TypeCheck, table: PrimitiveTable): AstVisitor {
   return {
     stmt: (s: Stmt) => {
       if (s.kind === 'decl') {
         name(s.name, s.pos);
         type(s.type, s.pos, `"${s.name}"`);
       } else if (s.kind === 'expr' && s.expr.kind === 'call') {
-        const info = lookupPrimitive(s.expr.name);
-        if (info?.returns && defName(s.expr.name)) {
+        const info = table.lookup(s.expr.name);
+        if (info?.returns && table.defName(s.expr.name)) {
           add(s.pos, `herd7 refuses ${s.expr.name}() as a statement ("Unknown macro"): assign its value or write (void)${s.expr.name}(...)`, true);
         }
       }
     },
-    expr: (e: Expr) => lintExpr(e, add, name, type),
+    expr: (e: Expr) => lintExpr(e, add, name, type, table),
   };
 }
 
 /** The checks of one expression node (its subexpressions are visited on their own). */
-function lintExpr(e: Expr, add: Add, name: Check, type: TypeCheck): void {
+function lintExpr(e: Expr, add: Add, name: Check, type: TypeCheck, table: PrimitiveTable): void {
   switch (e.kind) {
     case 'num':
     case 'deref':
@@ -190,10 +190,11 @@ function lintExpr(e: Expr, add: Add, name: Check, type: TypeCheck): void {
       if (e.type !== 'void') type(e.type, e.pos, 'a cast');
       return;
     case 'call': {
-      const info = lookupPrimitive(e.name);
-      if (!info) add(e.pos, `unknown primitive "${e.name}" (herd7's linux-kernel.def has no such macro either)`, false);
-      else if ('lower' in info) add(e.pos, `${e.name} is not in herd7's linux-kernel.def (litmus export writes it with .def primitives)`, true);
-      else if (defName(e.name) !== e.name) add(e.pos, `${e.name} is not in herd7's linux-kernel.def: it is ${defName(e.name)} there`, true);
+      const info = table.lookup(e.name);
+      const def = table.source ?? "herd7's linux-kernel.def";
+      if (!info) add(e.pos, `unknown primitive "${e.name}" (${def} has no such macro either)`, false);
+      else if ('lower' in info) add(e.pos, `${e.name} is not in ${def} (litmus export writes it with .def primitives)`, true);
+      else if (table.defName(e.name) !== e.name) add(e.pos, `${e.name} is not in ${def}: it is ${table.defName(e.name)} there`, true);
       return;
     }
   }

@@ -32,7 +32,7 @@ export interface BaseSets {
   SrcuLock: EventSet;
   SrcuUnlock: EventSet;
   SyncSrcu: EventSet;
-  /** Fence events by kind (F[mb] is fence('mb'), ...). */
+  /** Fence events by kind (F[MB] is fence('MB'), F[rmb] fence('rmb'), ...; any tag a .def gives a fence). */
   fence: (kind: string) => EventSet;
 }
 
@@ -241,8 +241,8 @@ export class StructureCache {
   private fieldsId(e: Event, partner: number): number {
     // Each enumerated field as 0 (absent) or 1 + its index in event.ts's
     // list (FENCE_KINDS fits 4 bits while it has at most 15); -1 if unknown.
-    const annot = ANNOTS.indexOf(e.annot);
-    const fence = e.fence === undefined ? 0 : FENCE_KINDS.indexOf(e.fence) + 1 || -1;
+    const annot = (ANNOTS as readonly string[]).indexOf(e.annot);
+    const fence = e.fence === undefined ? 0 : (FENCE_KINDS as readonly string[]).indexOf(e.fence) + 1 || -1;
     const lock = e.lock === undefined ? 0 : LOCK_KINDS.indexOf(e.lock) + 1 || -1;
     const srcu = e.srcu === undefined ? 0 : SRCU_KINDS.indexOf(e.srcu) + 1 || -1;
     const packable = annot >= 0 && fence >= 0 && lock >= 0 && srcu >= 0 && e.thread < 1023 && e.loc < 2047 && partner < 1023;
@@ -485,7 +485,7 @@ function buildStructure(events: Event[]): Structure {
     if (access && e.thread >= 0 && e.annot === 'ONCE' && !e.lock && !e.srcu) sets.ONCE.add(i);
     if (access && e.annot === 'ACQUIRE' && !e.lock) sets.ACQUIRE.add(i);
     if (access && e.annot === 'RELEASE' && !e.lock) sets.RELEASE.add(i);
-    if ((access && e.annot === 'MB') || e.fence === 'mb') sets.MB.add(i);
+    if ((access && e.annot === 'MB') || e.fence === 'MB') sets.MB.add(i);
     if (e.annot === 'NORETURN') sets.NORETURN.add(i);
     if (e.annot === 'PLAIN') sets.PLAIN.add(i);
     if (e.isRmw) sets.RMW.add(i);

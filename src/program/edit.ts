@@ -3,7 +3,7 @@
 // inserted after an instruction, a fence removed, or a primitive replaced by
 // another of the table (a stronger or weaker ordering of the same operation).
 
-import { effectOf, lookupPrimitive } from '../events/primitives.js';
+import { effectOf } from '../events/primitives.js';
 import type { Instr, Program } from './program.js';
 
 /** One change to a program, at an instruction of a thread. */
@@ -42,7 +42,7 @@ export function applyEdits(prog: Program, edits: readonly Edit[]): Program {
 }
 
 export function insertFence(prog: Program, thread: number, afterPc: number, fenceName: string): Program {
-  const info = lookupPrimitive(fenceName);
+  const info = prog.primitives.lookup(fenceName);
   if (!info || !('prim' in info) || effectOf(info.prim).object !== 'none') throw new Error(`${fenceName} is not a fence`);
   const prim = info.prim;
   return editThread(prog, thread, afterPc + 1, +1, (code, th) => {
@@ -53,7 +53,7 @@ export function insertFence(prog: Program, thread: number, afterPc: number, fenc
 
 /** The fence before instruction pc, on every path to it (jumps to pc now reach the fence). */
 export function insertFenceBefore(prog: Program, thread: number, pc: number, fenceName: string): Program {
-  const prim = fencePrim(fenceName);
+  const prim = fencePrim(prog, fenceName);
   return editThread(prog, thread, pc + 1, +1, (code, th) => {
     const next = th.code.slice(pc).find((i): i is Extract<Instr, { op: 'prim' }> => i.op === 'prim');
     const pos = next?.pos ?? { line: 0, col: 0 };
@@ -61,8 +61,8 @@ export function insertFenceBefore(prog: Program, thread: number, pc: number, fen
   });
 }
 
-function fencePrim(fenceName: string) {
-  const info = lookupPrimitive(fenceName);
+function fencePrim(prog: Program, fenceName: string) {
+  const info = prog.primitives.lookup(fenceName);
   if (!info || !('prim' in info) || effectOf(info.prim).object !== 'none') throw new Error(`${fenceName} is not a fence`);
   return info.prim;
 }
@@ -74,7 +74,7 @@ export function removeAt(prog: Program, thread: number, pc: number): Program {
 }
 
 export function replaceAt(prog: Program, thread: number, pc: number, name: string): Program {
-  const info = lookupPrimitive(name);
+  const info = prog.primitives.lookup(name);
   if (!info || !('prim' in info)) throw new Error(`${name} is not a primitive of the table`);
   return editThread(prog, thread, Infinity, 0, (code) => {
     const ins = code[pc];

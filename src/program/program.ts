@@ -8,7 +8,7 @@ import { fieldOf, leaves, pointee, SCALAR, sharedVariables, sizeOf, typeName, ty
 import { fail, LitmusError } from '../parse/errors.js';
 import { printExpr } from '../parse/printer.js';
 import { binary32, DIVIDES, unary32 } from './arith.js';
-import { closestPrimitive, effectOf, isRunThen, lookupPrimitive, PLAIN_LOAD, PLAIN_STORE, type Primitive, type RunThen } from '../events/primitives.js';
+import { addressSlot, argSources, BUILTIN_PRIMITIVES, effectOf, isRunThen, PLAIN_LOAD, PLAIN_STORE, type PrimitiveTable, type Primitive, type RunThen } from '../events/primitives.js';
 
 /**
  * Values are numbers; addresses start at LOC_BASE. Each variable has a block
@@ -174,6 +174,8 @@ export interface Program {
   zeroLocation: number;
   /** Locations whose type says they are locks, for messages. */
   test: LitmusTest;
+  /** The primitives its calls were compiled with (the fix search and the audit swap within it). */
+  primitives: PrimitiveTable;
 }
 
 /** A shared variable: its first address and its type (a scalar, an array, a struct). */
@@ -195,11 +197,14 @@ const rootOf = (name: string): string => /^[^[.]*/.exec(name)![0];
 
 export interface BuildOptions {
   unroll?: number;
+  /** The primitive table calls are looked up in (a .def read by src/events/def.ts); the built-in one by default. */
+  primitives?: PrimitiveTable;
 }
 
 export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program {
   const unroll = opts.unroll ?? 2;
   const structs = test.structs ?? [];
+  const primitives = opts.primitives ?? BUILTIN_PRIMITIVES;
   const locIds = new Map<string, number>();
   const locations: string[] = [];
   const addresses: number[] = [];
@@ -257,10 +262,10 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
     if (p.index !== i) fail(p.index < i ? `process P${p.index} is defined twice` : `process P${i} is missing`, p.pos);
   });
 
-  reportUnknownPrimitives(procs);
+  reportUnknownPrimitives(procs, primitives);
 
   const initRegNames = (t: number) => registerInits.filter((ri) => ri.thread === t).map((ri) => ri.name);
-  const builders = procs.map((p) => new ThreadBuilder(p.index, { vars, structs }, unroll, initRegNames(p.index)));
+  const builders = procs.map((p) => new ThreadBuilder(p.index, { vars, structs }, unroll, primitives, initRegNames(p.index)));
   const threads = builders.map((b, i) => b.build(procs[i].params, procs[i].body));
   // Location 0, which no name reaches (see Program.zeroLocation): a variable
   // named "0", which no identifier can name.
@@ -398,6 +403,7 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
     unroll,
     zeroLocation,
     test,
+    primitives,
   };
 }
 
@@ -422,6 +428,7 @@ class ThreadBuilder {
     /** The shared variables and struct types. */
     private readonly scope: SharedScope,
     private readonly unroll: number,
+    private readonly primitives: PrimitiveTable,
     /** Registers given a value in the initial state (`0:r1=x;`): declared there. */
     initialised: string[] = [],
   ) {
@@ -676,7 +683,7 @@ class ThreadBuilder {
   }
 
   private call(e: Extract<Expr, { kind: 'call' }>, needValue: boolean): PureExpr {
-    const info = lookupPrimitive(e.name);
+    const info = this.primitives.lookup(e.name);
     if (!info) fail(`unknown primitive "${e.name}"`, e.pos);
     if (e.args.length !== info.arity) {
       fail(`${e.name} takes ${info.arity} argument${info.arity === 1 ? '' : 's'}, not ${e.args.length}`, e.pos);
@@ -686,12 +693,16 @@ class ThreadBuilder {
     const prim = info.prim;
     const effect = effectOf(prim);
     let addr: PureExpr = { k: 'const', v: 0 };
-    const args: PureExpr[] = [];
-    e.args.forEach((a, i) => {
-      if (i === info.addrArg) {
-        addr = this.accessed(this.address(a, effect.addr, e.name, effect.reads && !effect.writes ? 'load' : 'store'), effect.object === 'memory' && effect.reads, a);
-        args.push(addr);
-      } else args.push(this.expr(a));
+    // The Effect's argument slots, each from the call argument (or the
+    // macro's constant) the table says; an argument the macro does not use
+    // is not evaluated, as in herd's expansion.
+    const addrSlot = addressSlot(prim);
+    const args: PureExpr[] = argSources(info).map((src, slot) => {
+      if ('value' in src) return { k: 'const', v: src.value };
+      const a = e.args[src.param];
+      if (slot !== addrSlot) return this.expr(a);
+      addr = this.accessed(this.address(a, effect.addr, e.name, effect.reads && !effect.writes ? 'load' : 'store'), effect.object === 'memory' && effect.reads, a);
+      return addr;
     });
     const dst = info.returns ? this.temp() : -1;
     this.emit({ op: 'prim', prim, name: e.name, dst, addr, args, pos: e.pos });
@@ -818,12 +829,21 @@ export function pureRegs(e: PureExpr, out: number[] = []): number[] {
   return out;
 }
 
-/** Every call of an unknown primitive in the test (not just the first), each with the closest known name. */
-function reportUnknownPrimitives(procs: Process[]): void {
+/**
+ * Every call of an unknown primitive in the test (not just the first), each
+ * with the closest known name; a macro of the .def that litmus cannot run
+ * says why, and where it is.
+ */
+function reportUnknownPrimitives(procs: Process[], table: PrimitiveTable): void {
   const errors: LitmusError[] = [];
   const expr = (e: Expr): void => {
-    if (e.kind !== 'call' || lookupPrimitive(e.name)) return;
-    const near = closestPrimitive(e.name);
+    if (e.kind !== 'call' || table.lookup(e.name)) return;
+    const cannot = table.unsupportedMacro(e.name);
+    if (cannot) {
+      errors.push(new LitmusError(`litmus cannot run the macro ${e.name} of ${cannot.file}:${cannot.pos.line}:${cannot.pos.col}: ${cannot.reason}`, e.pos));
+      return;
+    }
+    const near = table.closest(e.name);
     errors.push(new LitmusError(`unknown primitive "${e.name}"${near ? ` (did you mean "${near}"?)` : ''}`, e.pos));
   };
   for (const p of procs) for (const st of p.body) walkStmt(st, { expr });

@@ -9,7 +9,7 @@
 // condition reachable. For a suite (tests with Version:/Scenario: headers),
 // the devices each scenario needs, side by side.
 
-import { defNameOf, effectOf, fenceOrders, weakerFences, withOrdering } from '../events/primitives.js';
+import { effectOf, fenceOrders } from '../events/primitives.js';
 import { explore } from '../explore/explorer.js';
 import type { Model } from '../model/model.js';
 import { LimitError } from '../parse/errors.js';
@@ -74,6 +74,11 @@ export function weakenings(prog: Program, sourceLines: readonly string[] = []): 
       return { thread: th.index, pc, name: ins.name, line, source };
     };
     const remove = (pc: number): Edit => ({ op: 'remove', thread: th.index, pc });
+    // Replacements only by names the program's table gives these meanings (a .def may lack or redefine them).
+    const T = prog.primitives;
+    const smpMb = T.fencesOfKind('MB').includes('smp_mb');
+    const wo = T.lookup('WRITE_ONCE');
+    const writeOnce = wo !== undefined && 'prim' in wo && wo.prim.kind === 'store' && wo.prim.annot === 'ONCE' && !wo.prim.thenFence && !wo.args;
     th.code.forEach((ins, pc) => {
       if (ins.op !== 'prim') return;
       const device = deviceAt(pc);
@@ -82,22 +87,22 @@ export function weakenings(prog: Program, sourceLines: readonly string[] = []): 
         const orders = fenceOrders(e.fence);
         if (orders === 'compiler' || e.fence === 'rcu-lock' || e.fence === 'rcu-unlock') return;
         out.push({ device, to: '(removed)', edits: [remove(pc)] });
-        if (e.fence === 'sync-rcu') out.push({ device, to: 'smp_mb', edits: [{ op: 'replace', thread: th.index, pc, name: 'smp_mb' }] });
-        for (const weaker of weakerFences(e.fence)) out.push({ device, to: weaker, edits: [{ op: 'replace', thread: th.index, pc, name: weaker }] });
+        if (e.fence === 'sync-rcu' && smpMb) out.push({ device, to: 'smp_mb', edits: [{ op: 'replace', thread: th.index, pc, name: 'smp_mb' }] });
+        for (const weaker of T.weakerFences(e.fence)) out.push({ device, to: weaker, edits: [{ op: 'replace', thread: th.index, pc, name: weaker }] });
         return;
       }
       if (e.srcu === 'sync-srcu') {
         out.push({ device, to: '(removed)', edits: [remove(pc)] });
-        out.push({ device, to: 'smp_mb', edits: [{ op: 'replace', thread: th.index, pc, name: 'smp_mb' }] });
+        if (smpMb) out.push({ device, to: 'smp_mb', edits: [{ op: 'replace', thread: th.index, pc, name: 'smp_mb' }] });
         return;
       }
-      if (e.fence === 'mb' && e.shape === 'access' && e.writes && !e.rmw) {
+      if (e.fence === 'MB' && e.shape === 'access' && e.writes && !e.rmw && writeOnce) {
         out.push({ device, to: 'WRITE_ONCE', edits: [{ op: 'replace', thread: th.index, pc, name: 'WRITE_ONCE' }] });
         return;
       }
       if (!['ACQUIRE', 'RELEASE', 'MB'].includes(e.annot)) return;
-      const def = defNameOf(ins.name, ins.prim);
-      const relaxed = def && withOrdering(def, 'ONCE');
+      const def = prog.primitives.defNameOf(ins.name, ins.prim);
+      const relaxed = def && prog.primitives.withOrdering(def, 'ONCE');
       if (!relaxed) return;
       out.push({ device, to: def === ins.name ? relaxed : `${relaxed} semantics`, edits: [{ op: 'replace', thread: th.index, pc, name: relaxed }] });
     });

@@ -30,7 +30,7 @@
 // are those of a set already known to fail with the strongest change at
 // each cannot succeed.
 
-import { effectOf, fencesBetween, loweredWithOrdering, orderedForm, type FenceOrders } from '../events/primitives.js';
+import { effectOf, type FenceOrders } from '../events/primitives.js';
 import type { Annot } from '../events/event.js';
 import { explore } from '../explore/explorer.js';
 import type { Model } from '../model/model.js';
@@ -220,10 +220,15 @@ function fullBarrierAt(prog: Program, p: Place): { name: string; edits: Edit[]; 
   const adjacentPrev = p.prev !== undefined && p.key.startsWith('after:');
   const adjacentNext = p.next !== undefined && code.slice((p.prev?.last ?? -1) + 1, p.next.first).every((i) => i.op === 'set') && p.key.startsWith('after:');
   const fence = (name: string) => ({ name, edits: [p.edit(name)], text: `${name}() ${p.text}`, sites: [p.key] });
-  if (adjacentPrev && unorderedRmw(prev)) return fence('smp_mb__after_atomic');
-  if (adjacentPrev && prev && effectOf(prev.prim).shape === 'lock') return fence('smp_mb__after_spinlock');
-  if (adjacentNext && unorderedRmw(next)) return fence('smp_mb__before_atomic');
-  if (adjacentPrev && prev && prev.name === 'WRITE_ONCE' && p.prev) {
+  // Only names the program's table gives these meanings (a .def may lack or redefine them).
+  const T = prog.primitives;
+  const is = (name: string, kind: 'after-atomic' | 'after-spinlock' | 'before-atomic') => T.fencesOfKind(kind).includes(name);
+  const storeMb = T.lookup('smp_store_mb');
+  const hasStoreMb = storeMb && 'prim' in storeMb && storeMb.prim.kind === 'store' && storeMb.prim.thenFence === 'MB' && !storeMb.args;
+  if (adjacentPrev && unorderedRmw(prev) && is('smp_mb__after_atomic', 'after-atomic')) return fence('smp_mb__after_atomic');
+  if (adjacentPrev && prev && effectOf(prev.prim).shape === 'lock' && is('smp_mb__after_spinlock', 'after-spinlock')) return fence('smp_mb__after_spinlock');
+  if (adjacentNext && unorderedRmw(next) && is('smp_mb__before_atomic', 'before-atomic')) return fence('smp_mb__before_atomic');
+  if (adjacentPrev && prev && prev.name === 'WRITE_ONCE' && p.prev && hasStoreMb) {
     return {
       name: 'smp_store_mb',
       edits: [{ op: 'replace', thread: p.thread, pc: p.prev.first, name: 'smp_store_mb' }],
@@ -239,7 +244,7 @@ export function candidateChanges(prog: Program, namer: Namer = lineNamer): Chang
   const out: Change[] = [];
   for (const th of prog.threads) {
     for (const p of placesOf(prog, th.index, namer)) {
-      const fits = fencesBetween(p.reads, p.writes);
+      const fits = prog.primitives.fencesBetween(p.reads, p.writes);
       for (const f of fits) {
         if (f.orders === 'all') {
           const mb = fullBarrierAt(prog, p);
@@ -252,7 +257,7 @@ export function candidateChanges(prog: Program, namer: Namer = lineNamer): Chang
         }
       }
     }
-    for (const g of groupsOf(th.code)) out.push(...strengthenings(th.index, th.code, g, namer));
+    for (const g of groupsOf(th.code)) out.push(...strengthenings(prog, th.index, th.code, g, namer));
   }
   return out;
 }
@@ -264,7 +269,7 @@ export function candidateChanges(prog: Program, namer: Namer = lineNamer): Chang
  * (test_bit to test_bit_acquire, smp_cond_load_relaxed to
  * smp_cond_load_acquire), of all of them at once, under that name.
  */
-function strengthenings(thread: number, code: readonly Instr[], g: Group, namer: Namer): Change[] {
+function strengthenings(prog: Program, thread: number, code: readonly Instr[], g: Group, namer: Namer): Change[] {
   const out: Change[] = [];
   const first = code[g.first] as PrimInstr;
   const at = (pc: number) => `${namer.step(thread, pc) ?? `P${thread}`} (${namer.where((code[pc] as PrimInstr).pos)})`;
@@ -273,9 +278,9 @@ function strengthenings(thread: number, code: readonly Instr[], g: Group, namer:
   if (g.prims.length > 1) {
     for (const annot of ['ACQUIRE', 'RELEASE', 'MB'] as Annot[]) {
       if (!forms.every((f) => f.wants.includes(annot))) continue;
-      const tos = forms.map((f) => orderedForm(f.ins.name, f.ins.prim, annot));
+      const tos = forms.map((f) => prog.primitives.orderedForm(f.ins.name, f.ins.prim, annot));
       if (tos.some((t) => !t || t.name !== tos[0]!.name)) continue;
-      const op = loweredWithOrdering(first.name, tos[0]!);
+      const op = prog.primitives.loweredWithOrdering(first.name, tos[0]!);
       if (!op) continue;
       forms.forEach((f) => handled.add(`${f.pc}/${annot}`));
       out.push({
@@ -292,9 +297,9 @@ function strengthenings(thread: number, code: readonly Instr[], g: Group, namer:
     const e = effectOf(ins.prim);
     for (const annot of wants) {
       if (handled.has(`${pc}/${annot}`)) continue;
-      const to = orderedForm(ins.name, ins.prim, annot);
+      const to = prog.primitives.orderedForm(ins.name, ins.prim, annot);
       if (!to) continue;
-      const shown = loweredWithOrdering(ins.name, to) ?? (to.def ? to.name : `${to.name} semantics`);
+      const shown = prog.primitives.loweredWithOrdering(ins.name, to) ?? (to.def ? to.name : `${to.name} semantics`);
       out.push({
         edits: [{ op: 'replace', thread, pc, name: to.name }],
         text: `${ins.name} → ${shown} at ${at(pc)}`,
