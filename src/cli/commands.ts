@@ -5,10 +5,12 @@ import { availableParallelism } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { exportLitmus, exportTest } from '../export/export.js';
 import { LitmusError } from '../parse/errors.js';
+import type { PrimitiveTable } from '../events/primitives.js';
 import { resolveInputs, shard } from './inputs.js';
-import { failedReport, runOne, toJson, type FileReport, type JsonError, type JsonResult, type RunOptions } from './run-one.js';
+import { failedReport, primitivesFor, runOne, toJson, type FileReport, type JsonError, type JsonResult, type RunOptions } from './run-one.js';
 import { suiteConfig, suiteTable, suiteVerdict, underReviewReaches, type SuiteRow } from '../report/suite.js';
 import { runAdaptive, runPool } from './pool.js';
+import { getModel } from '../../models/index.js';
 
 interface CheckFlags {
   model: string;
@@ -27,6 +29,7 @@ interface CheckFlags {
   speedcheck?: boolean;
   /** Exit 1 when a suite's version under review reaches its bad outcome (for CI). */
   failOnBadOutcome?: boolean;
+  macros?: string;
 }
 
 export async function runCheck(inputs: string[], o: CheckFlags): Promise<number> {
@@ -47,6 +50,12 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
       return 2;
     }
   }
+  // A .def that cannot be used stops the run: every test would be checked with primitives it did not define.
+  const macros = primitivesFor(o, getModel(o.model));
+  if (macros.error) {
+    console.error(macros.error.format());
+    return 2;
+  }
   let files = all;
   if (o.shard) {
     try {
@@ -58,7 +67,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
   }
   const opts: RunOptions = {
     model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout, trace: o.trace, dot: o.dot, svg: o.svg,
-    herdCompatible: o.herdCompatible, speedcheck: o.speedcheck,
+    herdCompatible: o.herdCompatible, speedcheck: o.speedcheck, macros: o.macros,
     print: { herd: !o.quiet && !o.json, json: o.json ?? false },
   };
   const reports = await checkFiles(files, opts, o.jobs);
@@ -84,7 +93,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
   const tsSuitesJson: SuiteJson[] = [];
   if (o.speedcheck && tsSuites.length) console.error('litmus: --speedcheck applies to .litmus tests; a TypeScript suite decides its grid as always (traced cells, --herd and --json count every execution)');
   for (const s of tsSuites) {
-    const st = await checkSuite(s, o, tsEntries, tsSuitesJson);
+    const st = await checkSuite(s, o, tsEntries, tsSuitesJson, macros.primitives);
     if (st > status) status = st;
   }
   const suites = folders.map((folder) => suiteOf(folder, reports)).filter((x) => x !== undefined);
@@ -251,13 +260,14 @@ function exportFile(file: string, target: string): string | undefined {
 }
 
 /** A TypeScript suite or test (loads the TypeScript reader only now). */
-async function checkSuite(file: string, o: CheckFlags, jsonOut: JsonEntry[], suitesOut: SuiteJson[]): Promise<number> {
+async function checkSuite(file: string, o: CheckFlags, jsonOut: JsonEntry[], suitesOut: SuiteJson[], primitives: PrimitiveTable | undefined): Promise<number> {
   const { runSuite } = await import('../suite/run.js');
   const run = await runSuite(file, {
     model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout,
     herd: o.herd, explain: !o.quiet && (!o.json || o.trace === true), quiet: o.quiet, trace: o.trace,
     // The grid and the verdict line show verdicts only; herd7's blocks and --json show counts.
     verdictsOnly: !o.herd && !o.json,
+    primitives,
   });
   for (const e of run.errors) console.error(e);
   if (o.json) {

@@ -29,6 +29,7 @@ addModelOptions(program
   .command('check')
   .description('check litmus files, folders, or names in the bundled litmus/ folder')
   .argument('<inputs...>', 'files, folders or bundled test names'))
+  .option('--macros <file.def>', "the primitives as a .def file defines them (herd7's -macros, e.g. an edited linux-kernel.def); default: a --conf's macros line, else the built-in table, the kernel's .def")
   .option('--json', 'print results as JSON')
   .option('--trace', 'show a witnessing execution for each outcome the condition describes')
   .option('--dot <dir>', 'write a Graphviz picture per test into <dir>: a witness of the condition, or the forbidden candidate with its cycle')

@@ -5,11 +5,13 @@ import type { TraceJson } from '../report/trace.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { checkSource, type CheckResult } from '../check.js';
-import { getModel, unknownModelMessage } from '../../models/index.js';
+import { getModel, specFiles, unknownModelMessage } from '../../models/index.js';
 import type { Model } from '../model/model.js';
 import { asLimit, LitmusError } from '../parse/errors.js';
 import { herdBlock, humanLine } from '../report/herd.js';
 import { suiteMeta, type SuiteMeta } from '../report/suite.js';
+import { loadMacros, MacroFileError, refuseUnknownTags } from '../events/def.js';
+import type { PrimitiveTable } from '../events/primitives.js';
 
 export interface RunOptions {
   model: string;
@@ -25,6 +27,8 @@ export interface RunOptions {
   herdCompatible?: boolean;
   /** Decide the verdict without counting every execution (explore/speedcheck.ts). */
   speedcheck?: boolean;
+  /** A .def file (herd7's -macros) whose macros are the primitives; the built-in table when absent. */
+  macros?: string;
   /**
    * What the caller prints besides the one-line verdict (default: both):
    * herd7's block and the JSON result. A test with suite metadata always
@@ -102,6 +106,28 @@ export function runModel(opts: Pick<RunOptions, 'model'>): { model: Model } | { 
   return model ? { model } : { error: unknownModelMessage(opts.model) };
 }
 
+/**
+ * The primitive table of a run: the .def file of --macros, else the one
+ * its model's files name (a .cfg's `macros` line, herd7's -macros), else
+ * the built-in table (undefined); or the file's problems, positioned: a
+ * malformed file, or, under a built-in model (which would silently ignore
+ * it), a tag the LKMM does not have. A model compiled from .cat files
+ * gives any tag its meaning.
+ */
+export function primitivesFor(opts: Pick<RunOptions, 'macros' | 'model'>, model: Model | undefined): { primitives?: PrimitiveTable; error?: MacroFileError } {
+  const macros = opts.macros ?? specFiles(opts.model)?.macros;
+  if (macros === undefined) return {};
+  try {
+    const primitives = loadMacros(macros);
+    const compiled = model !== undefined && 'compiled' in model;
+    const unknown = compiled ? undefined : refuseUnknownTags(primitives);
+    return unknown ? { error: unknown } : { primitives };
+  } catch (e) {
+    if (e instanceof MacroFileError) return { error: e };
+    throw e;
+  }
+}
+
 export async function runOne(file: string, opts: RunOptions): Promise<FileReport> {
   let text: string;
   try {
@@ -112,6 +138,12 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
   const resolved = runModel(opts);
   if ('error' in resolved) return { ...failedReport(file, resolved.error), error: resolved.error };
   const { model } = resolved;
+  const macros = primitivesFor(opts, model);
+  if (macros.error) {
+    const errors = [macros.error, ...(macros.error.others ?? [])].map((x) => ({ file: x.file, line: x.pos.line, col: x.pos.col, message: x.message }));
+    return { file, status: 2, error: macros.error.format(), errors };
+  }
+  const primitives = macros.primitives;
   try {
     const wantTrace = opts.trace ?? false;
     const r = checkSource(text, {
@@ -121,6 +153,7 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
       timeoutMs: opts.timeoutMs,
       keepWitnesses: wantTrace || opts.dot !== undefined || opts.svg !== undefined,
       speedcheck: opts.speedcheck ? 'decide' : undefined,
+      primitives,
     });
     const meta = suiteMeta(text);
     const status: 0 | 1 = r.matches === false ? 1 : 0;
@@ -151,7 +184,7 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
     let herdWarnings: string[] | undefined;
     if (opts.herdCompatible) {
       const { herdFindings, formatFindings } = await import('../export/lint.js');
-      herdWarnings = formatFindings(file, herdFindings(r.program.test, text));
+      herdWarnings = formatFindings(file, herdFindings(r.program.test, text, primitives));
     }
     const print = opts.print ?? { herd: true, json: true };
     const herd = print.herd ? herdBlock(r) : undefined;

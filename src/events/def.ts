@@ -699,7 +699,7 @@ export function tagsUnknownToBuiltinModels(table: PrimitiveTable): MacroFileErro
       const what = t.tag === '' ? `${name} has an operation without a tag` : `tag "${t.tag}" of ${name}`;
       const kinds = t.on === 'fence' ? 'fence tags' : t.on === 'srcu' ? 'SRCU tags' : 'access annotations';
       out.push(new MacroFileError(
-        `${what} is not among the built-in LKMM's ${kinds} (${[...known].join(', ')}): the built-in models would ignore it; give the model as a .cat file`,
+        `${what} is not among the built-in LKMM's ${kinds} (${[...known].join(', ')}): the built-in models would silently ignore it (only a model read from a .cat file can give it a meaning)`,
         o.file, t.tag === '' ? o.pos : t.pos));
     }
   }

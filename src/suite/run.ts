@@ -6,6 +6,7 @@
 import { dirname, relative } from 'node:path';
 import { checkTest, type CheckResult } from '../check.js';
 import type { Model } from '../model/model.js';
+import type { PrimitiveTable } from '../events/primitives.js';
 import { LimitError, LitmusError } from '../parse/errors.js';
 import type { Pos } from '../parse/ast.js';
 import { getModel, unknownModelMessage } from '../../models/index.js';
@@ -37,6 +38,12 @@ export interface SuiteRunOptions {
    * verdict; its counts and flags cover only the executions built).
    */
   verdictsOnly?: boolean;
+  /**
+   * The primitives the inlined calls mean (a .def read by loadMacros): the
+   * suite is written against kernel.d.ts, the built-in names, and each
+   * name is looked up in this table when its test is checked.
+   */
+  primitives?: PrimitiveTable;
 }
 
 export interface CellResult {
@@ -98,7 +105,7 @@ export async function runSuite(file: string, opts: SuiteRunOptions): Promise<Sui
   for (const t of suite.tests) if (!first.has(same.get(t)!.key)) first.set(same.get(t)!.key, t);
   const distinct = [...first.values()];
   const traced = opts.explain !== false || opts.trace === true;
-  const limits = { unroll: opts.unroll, maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs };
+  const limits = { unroll: opts.unroll, maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs, primitives: opts.primitives };
   const checked = await checkAll(distinct, (t) => {
     return { witnesses: traced && same.get(t)!.witnesses, decide: opts.verdictsOnly === true && !suite.single };
   }, model, limits);
@@ -203,6 +210,7 @@ interface CheckLimits {
   unroll?: number;
   maxExecutions?: number;
   timeoutMs?: number;
+  primitives?: PrimitiveTable;
 }
 
 interface Checked {

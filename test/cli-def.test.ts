@@ -1,0 +1,69 @@
+// `litmus check --macros FILE.def`, end to end: an edited copy of the
+// kernel's linux-kernel.def (from ../shared/lkmm, skipped without it) is
+// followed, a macro added to it is a primitive, a malformed or unusable
+// file stops the run with file:line:col and exit 2.
+
+import { describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { CLI, ROOT, litmus, runNode } from './util.js';
+
+const KERNEL_DEF = join(process.env.LITMUS_LKMM ?? resolve(ROOT, '..', 'shared', 'lkmm'), 'linux-kernel.def');
+
+const sb = (fence: string) =>
+  litmus('SB+fencembonceonces', [`WRITE_ONCE(*x, 1);\n${fence};\nint r0 = READ_ONCE(*y);`, `WRITE_ONCE(*y, 1);\n${fence};\nint r1 = READ_ONCE(*x);`], 'exists (0:r0=0 /\\ 1:r1=0)', { result: 'Never' });
+
+async function withDir(f: (dir: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'litmus-cli-def-'));
+  try {
+    await f(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const check = (dir: string, ...args: string[]) => runNode([CLI, 'check', '-q', ...args], dir);
+
+describe('litmus check --macros', () => {
+  it.skipIf(!existsSync(KERNEL_DEF))('follows an edited linux-kernel.def: smp_mb() as a compiler barrier makes SB Sometimes; a new macro works (skipped without ../shared/lkmm)', () =>
+    withDir(async (dir) => {
+      const def = join(dir, 'linux-kernel.def');
+      const edited = readFileSync(KERNEL_DEF, 'utf8').replace(/^smp_mb\(\).*$/m, 'smp_mb() { __fence{barrier}; }') + '\nmy_mb() { __fence{MB}; }\n';
+      writeFileSync(def, edited);
+      writeFileSync(join(dir, 'SB.litmus'), sb('smp_mb()'));
+      writeFileSync(join(dir, 'SB+my.litmus'), sb('my_mb()'));
+      const builtin = await check(dir, 'SB.litmus');
+      expect([builtin.status, builtin.stdout.trim()]).toEqual([0, 'SB+fencembonceonces: Never (0 of 3 executions) under lkmm; Result: Never matches']);
+      const followed = await check(dir, '--macros', def, 'SB.litmus');
+      expect([followed.status, followed.stdout.trim()]).toEqual([1, 'SB+fencembonceonces: Sometimes (1 of 4 executions) under lkmm; Result: Never MISMATCH']);
+      const mine = await check(dir, '--macros', def, 'SB+my.litmus');
+      expect([mine.status, mine.stdout.trim()]).toEqual([0, 'SB+fencembonceonces: Never (0 of 3 executions) under lkmm; Result: Never matches']);
+      // Without the .def, the new macro is unknown.
+      const unknown = await check(dir, 'SB+my.litmus');
+      expect(unknown.status).toBe(2);
+      expect(unknown.stderr).toMatch(/^SB\+my\.litmus:\d+:\d+: unknown primitive "my_mb"/);
+    }));
+
+  it('refuses a malformed .def, a missing one and a tag the built-in model does not know, with file:line:col and exit 2', () =>
+    withDir(async (dir) => {
+      writeFileSync(join(dir, 'SB.litmus'), sb('smp_mb()'));
+      writeFileSync(join(dir, 'bad.def'), 'WRITE_ONCE(X,V) { __store{ONCE}(X,V); }\nsmp_mb( { __fence{MB}; }\n');
+      const bad = await check(dir, '--macros', 'bad.def', 'SB.litmus');
+      expect([bad.status, bad.stdout, bad.stderr.trim()]).toEqual([2, '', 'bad.def:2:9: expected a parameter name of smp_mb, found "{"']);
+      const missing = await check(dir, '--macros', 'none.def', 'SB.litmus');
+      expect([missing.status, missing.stderr.trim()]).toEqual([2, 'none.def:1:1: cannot read the macro file: no such file']);
+      writeFileSync(join(dir, 'tag.def'), 'WRITE_ONCE(X,V) { __store{ONCE}(X,V); }\nREAD_ONCE(X) __load{ONCE}(X)\nsmp_mb() { __fence{full}; }\n');
+      const tag = await check(dir, '--macros', 'tag.def', 'SB.litmus');
+      expect(tag.status).toBe(2);
+      expect(tag.stderr.trim()).toMatch(/^tag\.def:3:20: tag "full" of smp_mb is not among the built-in LKMM's fence tags \(MB, rmb, /);
+    }));
+
+  it('checks with a .def of its own: the test\'s primitives as the file defines them', () =>
+    withDir(async (dir) => {
+      writeFileSync(join(dir, 'SB.litmus'), sb('smp_mb()'));
+      writeFileSync(join(dir, 'weak.def'), 'WRITE_ONCE(X,V) { __store{ONCE}(X,V); }\nREAD_ONCE(X) __load{ONCE}(X)\nsmp_mb() { __fence{wmb}; }\n');
+      const r = await check(dir, '--macros', 'weak.def', 'SB.litmus');
+      expect([r.status, r.stdout.trim()]).toEqual([1, 'SB+fencembonceonces: Sometimes (1 of 4 executions) under lkmm; Result: Never MISMATCH']);
+    }));
+});
