@@ -4,12 +4,13 @@
 // file stops the run with file:line:col and exit 2.
 
 import { describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CLI, ROOT, litmus, runNode } from './util.js';
 
-const KERNEL_DEF = join(process.env.LITMUS_LKMM ?? resolve(ROOT, '..', 'shared', 'lkmm'), 'linux-kernel.def');
+const LKMM_DIR = process.env.LITMUS_LKMM ?? resolve(ROOT, '..', 'shared', 'lkmm');
+const KERNEL_DEF = join(LKMM_DIR, 'linux-kernel.def');
 
 const sb = (fence: string) =>
   litmus('SB+fencembonceonces', [`WRITE_ONCE(*x, 1);\n${fence};\nint r0 = READ_ONCE(*y);`, `WRITE_ONCE(*y, 1);\n${fence};\nint r1 = READ_ONCE(*x);`], 'exists (0:r0=0 /\\ 1:r1=0)', { result: 'Never' });
@@ -65,5 +66,23 @@ describe('litmus check --macros', () => {
       writeFileSync(join(dir, 'weak.def'), 'WRITE_ONCE(X,V) { __store{ONCE}(X,V); }\nREAD_ONCE(X) __load{ONCE}(X)\nsmp_mb() { __fence{wmb}; }\n');
       const r = await check(dir, '--macros', 'weak.def', 'SB.litmus');
       expect([r.status, r.stdout.trim()]).toEqual([1, 'SB+fencembonceonces: Sometimes (1 of 4 executions) under lkmm; Result: Never MISMATCH']);
+    }));
+
+  it.skipIf(!existsSync(KERNEL_DEF))('follows the .def a configuration names: check --conf and litmus herd7 -conf; a macro the .def lacks is herd7\'s Unknown macro (skipped without ../shared/lkmm)', () =>
+    withDir(async (dir) => {
+      for (const f of readdirSync(LKMM_DIR)) copyFileSync(join(LKMM_DIR, f), join(dir, f));
+      const def = join(dir, 'linux-kernel.def');
+      writeFileSync(def, readFileSync(KERNEL_DEF, 'utf8').replace(/^smp_mb\(\).*$/m, 'smp_mb() { __fence{barrier}; }'));
+      writeFileSync(join(dir, 'SB.litmus'), sb('smp_mb()'));
+      const viaConf = await check(dir, '--conf', 'linux-kernel.cfg', 'SB.litmus');
+      expect([viaConf.status, viaConf.stdout]).toEqual([1, expect.stringContaining('SB+fencembonceonces: Sometimes (1 of 4 executions)')]);
+      const herd = await runNode([CLI, 'herd7', '-conf', 'linux-kernel.cfg', 'SB.litmus'], dir);
+      expect(herd.stdout).toContain('Observation SB+fencembonceonces Sometimes 1 3');
+      writeFileSync(def, readFileSync(KERNEL_DEF, 'utf8').replace(/^smp_mb\(\).*$/m, ''));
+      const lacking = await runNode([CLI, 'herd7', '-conf', 'linux-kernel.cfg', 'SB.litmus'], dir);
+      expect(lacking.stderr).toContain('Warning: File "SB.litmus": Unknown macro smp_mb (User error)');
+      writeFileSync(def, readFileSync(KERNEL_DEF, 'utf8') + '\nsmp_rmb( {\n');
+      const broken = await runNode([CLI, 'herd7', '-conf', 'linux-kernel.cfg', 'SB.litmus'], dir);
+      expect([broken.status, broken.stderr.trim()]).toEqual([2, expect.stringMatching(/linux-kernel\.def:\d+:10: expected a parameter name of smp_rmb, found "\{"$/)]);
     }));
 });

@@ -28,7 +28,7 @@ export const BASE_NAMES: ReadonlyMap<string, Stage> = new Map<string, Stage>([
 export function tagsOf(e: Event): string[] {
   const tags: string[] = [];
   if (e.kind !== 'F' && e.thread >= 0 && !e.lock && !e.srcu && e.annot !== 'PLAIN') tags.push(e.annot);
-  if (e.kind === 'F' && e.fence) tags.push(e.fence === 'mb' ? 'MB' : e.fence);
+  if (e.kind === 'F' && e.fence) tags.push(e.fence); // herd's tag, as the .def wrote it (MB, rmb, ...)
   if (e.srcu) tags.push(e.srcu);
   return tags;
 }

@@ -7,6 +7,7 @@ import { checkTest, type CheckResult, type Observation } from '../check.js';
 import { herdFindings, refusals, type Finding } from '../export/lint.js';
 import { headerPredictsDataRace, parseLitmus } from '../parse/parser.js';
 import { getModel } from '../../models/index.js';
+import { primitivesFor } from './run-one.js';
 import { asLimit, LitmusError } from '../parse/errors.js';
 import { dotGraph } from '../report/dot.js';
 import { witnessPictures } from '../report/graph.js';
@@ -45,6 +46,10 @@ export function checkOne(file: string, opts: HerdOptions, seen: SeenTests, how: 
     return failure(`: cannot read it: ${(e as Error).message} (User error)`);
   }
   const model = how.model ?? getModel(opts.model)!;
+  // The -macros file (or the -conf's macros line), read once per run; its problems were reported before any test (herd7Main).
+  const macros = primitivesFor({ model: opts.model }, model);
+  if (macros.error) return failure(`: ${macros.error.format()}`);
+  const primitives = macros.primitives;
   const wall0 = performance.now();
   const cpu0 = process.cpuUsage();
   let r: CheckResult;
@@ -53,7 +58,7 @@ export function checkOne(file: string, opts: HerdOptions, seen: SeenTests, how: 
     const test = parseLitmus(text);
     // What herd7 refuses, refused here as herd7 refuses it.
     // (An unknown primitive is left to the check, whose message names the closest one.)
-    const refused = refusals(herdFindings(test, text)).filter((f) => !f.message.startsWith('unknown primitive'));
+    const refused = refusals(herdFindings(test, text, primitives)).filter((f) => !f.message.startsWith('unknown primitive'));
     if (refused.length) return { output: '', warnings: refused.map((f) => herdRefusal(file, f)), failed: true };
     r = checkTest(test, {
       model,
@@ -64,6 +69,7 @@ export function checkOne(file: string, opts: HerdOptions, seen: SeenTests, how: 
       keepWitnesses: opts.outDir !== undefined && opts.show === 'prop',
       // Condition-directed: only the executions the condition looks for are built (speedView shows them).
       speedcheck: opts.speedcheck === 'false' ? undefined : opts.speedcheck,
+      primitives,
     }, { t0: performance.now(), expectsDataRace: headerPredictsDataRace(text) });
   } catch (e) {
     if (e instanceof LitmusError) return { output: '', warnings: userErrors(file, e), failed: true };
