@@ -85,4 +85,20 @@ describe('litmus check --macros', () => {
       const broken = await runNode([CLI, 'herd7', '-conf', 'linux-kernel.cfg', 'SB.litmus'], dir);
       expect([broken.status, broken.stderr.trim()]).toEqual([2, expect.stringMatching(/linux-kernel\.def:\d+:10: expected a parameter name of smp_rmb, found "\{"$/)]);
     }));
+
+  it('gives a tag the LKMM does not have to a model read from .cat files, which names it', () =>
+    withDir(async (dir) => {
+      writeFileSync(join(dir, 'mine.bell'), '"mine"\nenum Mine = \'my-order\ninstructions F[Mine]\n');
+      writeFileSync(join(dir, 'mine.cat'), '"mine"\nlet fr = rf^-1 ; co\nlet ord = po ; [My-order] ; po\nacyclic ord | rf | co | fr | po-loc as main\n');
+      writeFileSync(join(dir, 'mine.def'), 'my_fence() { __fence{my-order}; }\nWRITE_ONCE(X,V) { __store{ONCE}(X,V); }\nREAD_ONCE(X) __load{ONCE}(X)\n');
+      writeFileSync(join(dir, 'SB.litmus'), sb('my_fence()'));
+      writeFileSync(join(dir, 'SB0.litmus'), sb('barrier()').replace(/barrier\(\);/g, ''));
+      const fenced = await check(dir, '--model', 'mine.cat', '--bell', 'mine.bell', '--macros', 'mine.def', 'SB.litmus');
+      expect([fenced.status, fenced.stdout.trim()]).toEqual([0, 'SB+fencembonceonces: Never (0 of 3 executions) under mine.cat; Result: Never matches']);
+      const bare = await check(dir, '--model', 'mine.cat', '--bell', 'mine.bell', '--macros', 'mine.def', 'SB0.litmus');
+      expect([bare.status, bare.stdout.trim()]).toEqual([1, 'SB+fencembonceonces: Sometimes (1 of 4 executions) under mine.cat; Result: Never MISMATCH']);
+      // The built-in model would ignore the tag: refused where it is written.
+      const builtin = await check(dir, '--macros', 'mine.def', 'SB.litmus');
+      expect([builtin.status, builtin.stderr]).toEqual([2, expect.stringMatching(/^mine\.def:1:22: tag "my-order" of my_fence is not among/)]);
+    }));
 });
