@@ -96,7 +96,7 @@ let server: ChildProcess;
 interface Ask {
   headers?: Record<string, string>;
   /** Which server (default: the one all tests share). */
-  to?: { port: number; token: string };
+  to?: { port: number; token: string; address?: string };
   /** Leave the token out. */
   noToken?: boolean;
   /** Leave the Origin out of a POST. */
@@ -117,7 +117,7 @@ function raw(method: string, path: string, body?: string, ask: Ask = {}): Promis
     ...ask.headers,
   };
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: to.port, method, path, headers }, (res) => {
+    const req = request({ host: to.address ?? '127.0.0.1', port: to.port, method, path, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
@@ -500,6 +500,25 @@ describe('litmus serve: listening on every address', () => {
       expect((await get('/api/list', { to, headers: { Host: `${host}:${any.port}` } })).status, host).toBe(200);
     }
     expect(readFileSync(join(root, 'sb.litmus'), 'utf8')).toBe(SB);
+  });
+});
+
+describe('litmus serve: listening on another loopback address', () => {
+  let other: Served;
+  beforeAll(async () => {
+    other = await serve([root, '--host', '127.0.0.2', '--port', '0']);
+  });
+  afterAll(() => other?.proc.kill('SIGTERM'));
+
+  it('answers that address and the loopback names, nothing else', async () => {
+    const to = { port: other.port, token: other.token, address: '127.0.0.2' };
+    expect(new URL(other.base).hostname).toBe('127.0.0.2');
+    for (const host of ['attacker.example', '127.0.0.3', '0.0.0.0']) {
+      expect((await get('/api/list', { to, headers: { Host: `${host}:${other.port}` } })).status, host).toBe(421);
+    }
+    for (const host of ['127.0.0.2', '127.0.0.1', 'localhost']) {
+      expect((await get('/api/list', { to, headers: { Host: `${host}:${other.port}` } })).status, host).toBe(200);
+    }
   });
 });
 
