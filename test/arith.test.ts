@@ -253,6 +253,24 @@ describe('issue 18: herd7\'s scoping (a name a process does not declare is its r
     expect(() => check(t.replace('r1 = READ_ONCE(*y);', 'r1 = xchg(y, 2);'))).toThrow(/"y" is not a parameter of P1/);
   });
 
+  it('a write at another number than 0, with no read deciding it, is refused rather than dropped', () => {
+    const e = errorOf(one('WRITE_ONCE(*(l + 4), 1);\n\tWRITE_ONCE(*x, 1);', 'exists (x=1)'));
+    expect(e.message).toBe('WRITE_ONCE acts on address 4, which is no location (litmus takes only 0, an undeclared name, for one)');
+    expect(e.pos).toEqual({ line: 9, col: 1 });
+  });
+
+  it('NULL is such a register too: 0, and writing through it writes location 0', () => {
+    expect(verdict(one('int *r0;\n\tr0 = NULL;\n\tif (r0 == NULL) WRITE_ONCE(*x, 1);\n\tWRITE_ONCE(*NULL, 3);', 'exists (x=1)'))).toBe('Always 1 0');
+  });
+
+  it('litmus\'s arrays and structs may still be named in code without being parameters', () => {
+    const t = litmus('s', ['WRITE_ONCE(v.b, 1);\n\tWRITE_ONCE(a[1], 2);'], 'exists (v.b=1 /\\ a[1]=2)', {
+      params: ['int *x'],
+      init: 'struct pair { int a; int b; };\nstruct pair v;\nint a[2];',
+    });
+    expect(verdict(t)).toBe('Always 1 0');
+  });
+
   it('a register the initial state gives a location is that location, as herd7', () => {
     const t = litmus('i', ['WRITE_ONCE(*y, 1);', 'int r1;\n\tr1 = READ_ONCE(*p);'], 'exists (1:r1=1)', { params: ['int *y', 'int *x'], init: '1:p=y;' });
     expect(verdict(t)).toBe('Sometimes 1 1');

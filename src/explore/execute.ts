@@ -33,8 +33,10 @@ export function execPrim(s: ExploreState, t: number, ts: ThreadState, ins: PrimI
     if (isAddress(address)) throw new UnnamedAddress(address, ins.pos);
     // herd7 refuses a memory read at a number that no read decided (not a
     // symbolic address); one that a guessed read computed is never matched.
-    if (readsMemory && !isSymbolic(address) && depsOf(ins.addr, ts) === 0n) {
-      fail(`${ins.name} reads at address ${address}, which is no shared variable's (herd7 refuses a read at a number)`, ins.pos);
+    if (!isSymbolic(address) && depsOf(ins.addr, ts) === 0n) {
+      if (readsMemory) fail(`${ins.name} reads at address ${address}, which is no shared variable's (herd7 refuses a read at a number)`, ins.pos);
+      // herd7 makes a location of any number written to; litmus only of 0 (an undeclared name): refused rather than dropped.
+      fail(`${ins.name} acts on address ${address}, which is no location (litmus takes only 0, an undeclared name, for one)`, ins.pos);
     }
     prune(s);
     return;

@@ -566,7 +566,6 @@ class ThreadBuilder {
         if (this.params.has(e.name) || this.declared.has(e.name) || this.assigned.has(e.name)) {
           return { k: 'reg', r: this.reg(e.name) };
         }
-        if (e.name === 'NULL') return { k: 'const', v: 0 };
         // herd7's scoping: a name the process neither takes as a parameter
         // nor declares is one of its registers, 0 unless initialised (even
         // when another process or the initial state has a variable of that
@@ -665,6 +664,13 @@ class ThreadBuilder {
 
   /** A pointer's value and what it points to (`p` in `p->f`; `v` in `v.f`, a shared variable). */
   private pointerTo(e: Expr): { addr: PureExpr; type: CType | undefined } {
+    // An array or a struct (litmus's, beyond herd7's C) may be named in code
+    // without being a parameter: `a[i]`, `v.f` are its elements and fields.
+    // (A scalar name a process does not declare stays herd7's register, 0.)
+    if (e.kind === 'name' && !this.params.has(e.name) && !this.declared.has(e.name) && !this.assigned.has(e.name)) {
+      const v = this.scope.vars.get(e.name);
+      if (v && v.type.k !== 'scalar') return { addr: { k: 'const', v: v.base }, type: v.type };
+    }
     return { addr: this.expr(e), type: e.kind === 'name' ? this.pointsTo(e.name, e.pos) : undefined };
   }
 
