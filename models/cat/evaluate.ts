@@ -513,6 +513,8 @@ export class StructureRun {
     private readonly cat: CompiledCat,
     first: Execution,
     private readonly opts: RunOptions,
+    /** The checks that may judge a partial execution (models/cat/monotone.ts). */
+    private readonly prefixSafe: ReadonlySet<number>,
   ) {
     const tagSets = new Map([...cat.tags].map((t) => [t, tagSetName(t)] as [string, string]));
     this.statics = lasting(() => new Evaluator(cat, first, opts, null, staticBase(first, tagSets), null));
@@ -538,10 +540,12 @@ export class StructureRun {
         }
         continue;
       }
+      // A prefix is judged by the checks that only grow with it; flags wait for the whole execution.
+      if (prefix && !this.prefixSafe.has(i)) continue;
       const r = this.instr(ev, i, flags);
       if (r) return r;
     }
-    return { consistent: true, flags: [...new Set(flags)].sort() };
+    return { consistent: true, flags: prefix ? [] : [...new Set(flags)].sort() };
   }
 
   /** The relation an expression of the model evaluates to on a candidate (for explanations), if it is one. */

@@ -1,18 +1,23 @@
 // A cat model as a litmus Model: the files read and compiled once
 // (models/cat/compile.ts), then judged per candidate (models/cat/evaluate.ts).
 //
-// The explorer's own pruning is the LKMM's (Model.mayCycleThrough,
-// Model.lockOrders, prefix checks): it is derived from linux-kernel.cat, not
-// from this model's text, so a compiled model declares none of it: every
-// load-buffering guess and every lock order is explored and judged whole.
+// The explorer's LKMM-derived shortcuts (Model.mayCycleThrough,
+// Model.lockOrders) come from linux-kernel.cat as litmus's authors read it,
+// not from this model's text, so a compiled model declares neither: every
+// load-buffering guess and every lock order is explored. Partial
+// executions are judged by the checks that can only grow as the execution
+// is built (models/cat/monotone.ts decides which, from the definitions).
 
 import { isAbsolute, relative } from 'node:path';
 import type { Execution } from '../../src/model/execution.js';
+import { effectOf } from '../../src/events/primitives.js';
+import type { Program } from '../../src/program/program.js';
 import type { Highlight, Model, Verdict } from '../../src/model/model.js';
 import { scratch } from '../../src/relation/relation.js';
 import type { CatExpr } from './ast.js';
 import { compileCat, type CompiledCat } from './compile.js';
 import { StructureRun } from './evaluate.js';
+import { prefixSafeChecks } from './monotone.js';
 import { fileSource, readModelText, type ModelFiles } from './files.js';
 import { ModelError } from './lexer.js';
 
@@ -20,6 +25,8 @@ import { ModelError } from './lexer.js';
 export interface CatModel extends Model {
   compiled: CompiledCat;
   files: ModelFiles;
+  /** The checks (instruction indexes) that judge partial executions of a program too. */
+  prefixSafeFor(p: Program): ReadonlySet<number>;
 }
 
 /** Compiles the model the files describe; throws ModelError (positioned) if they cannot be read. */
@@ -28,14 +35,21 @@ export function compileModelFiles(files: ModelFiles): CatModel {
   const variants = new Set(files.variants);
   const compiled = compileCat(mains, fileSource(files.searchDirs, files.besideIncluder ?? false), variants);
   const opts = { variants, skipChecks: new Set(files.skipChecks) };
+  // Which checks judge prefixes depends on which sets the program can produce (lock operations).
+  const safeByProgram = new WeakMap<Program, ReadonlySet<number>>();
+  const prefixSafeFor = (p: Program) => {
+    let safe = safeByProgram.get(p);
+    if (!safe) safeByProgram.set(p, (safe = prefixSafeChecks(compiled, absentSets(p))));
+    return safe;
+  };
   const runs = new WeakMap<object, StructureRun>();
   const runOf = (x: Execution) => {
     let r = runs.get(x.structure);
-    if (!r) runs.set(x.structure, (r = new StructureRun(compiled, x, opts)));
+    if (!r) runs.set(x.structure, (r = new StructureRun(compiled, x, opts, prefixSafeFor(x.program))));
     return r;
   };
-  const judge = (x: Execution): Verdict => {
-    const v = scratch(() => runOf(x).check(x, false));
+  const judge = (x: Execution, prefix: boolean): Verdict => {
+    const v = scratch(() => runOf(x).check(x, prefix));
     return { consistent: v.consistent, violated: v.violated, flags: v.flags };
   };
   return {
@@ -46,15 +60,22 @@ export function compileModelFiles(files: ModelFiles): CatModel {
     // No pruning of the explorer's own (see the header): every branch is explored.
     mayCycleThrough: () => true,
     lockOrders: () => false,
+    prefixSafeFor,
     check(x: Execution, o?: { prefix?: boolean }): Verdict {
-      // A prefix is judged only when the model is known to be monotone; none is, yet.
-      if (o?.prefix) return { consistent: true, flags: [] };
-      return judge(x);
+      // A prefix is judged only by the checks that can only grow with it (models/cat/monotone.ts).
+      if (o?.prefix && prefixSafeFor(x.program).size === 0) return { consistent: true, flags: [] };
+      return judge(x, o?.prefix ?? false);
     },
     explain(x: Execution, axiom: string): Highlight | undefined {
       return scratch(() => explainCheck(compiled, runOf(x), x, axiom));
     },
   };
+}
+
+/** The base sets a program's code never produces: lock.cat's events, in a test that takes no lock. */
+function absentSets(p: Program): Set<string> {
+  const locking = p.threads.some((t) => t.code.some((i) => i.op === 'prim' && effectOf(i.prim).object === 'spinlock'));
+  return new Set(locking ? [] : ['LKR', 'LKW', 'UL', 'LF', 'RL', 'RU']);
 }
 
 /** The cycle (or offending pair) of the named check, for a forbidden candidate. */

@@ -58,6 +58,8 @@ export interface Execution {
   /** Coherence order per location, as lists of event ids. */
   co: number[][];
   locations: string[];
+  /** The program the execution is one of. */
+  program: Program;
   sets: BaseSets;
   rel: BaseRelations;
   /**
@@ -373,8 +375,9 @@ class Candidate implements Execution {
   readonly locations: string[];
   readonly sets: BaseSets;
   readonly rel: BaseRelations;
-  constructor(prog: Program, private readonly made: () => Event[], readonly rfSource: readonly number[], readonly co: number[][], public structure: Structure) {
+  constructor(readonly program: Program, private readonly made: () => Event[], readonly rfSource: readonly number[], readonly co: number[][], public structure: Structure) {
     this.n = rfSource.length;
+    const prog = program;
     this.locations = prog.locations;
     this.sets = new CandidateSets(structure.sets, prog, co, this.n);
     this.rel = new CandidateRelations(structure.rel, rfSource, co);

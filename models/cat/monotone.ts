@@ -1,0 +1,240 @@
+// Which checks of a compiled model may judge a partial execution (the
+// explorer's prefix checks, src/explore/prefix.ts): those whose relation
+// can only grow as the execution is built, so that a violation in a prefix
+// is one in every completion.
+//
+// The explorer builds an execution by adding events (each after every
+// earlier event of its thread in program order), giving reads their
+// sources (rf only grows) and placing writes in coherence order (the order
+// of writes already placed never changes). So, restricted to the events
+// already built, a definition is
+//   - stable: it never changes (an event's own kind, tags, location,
+//     dependencies; po, loc, int, ext, id; co; set operations of stable
+//     sets; program-order paths through stable relations, whose middle
+//     events come before the last in program order and so exist already);
+//   - growing: it only gains pairs (rf, and whatever unions, intersections,
+//     sequences and closures make of growing and stable parts);
+//   - or anything else: a difference or complement of something that grows
+//     (`LKW \ domain(critical)`: a lock's unlock may come later), the final
+//     writes, a let ... in, a function not seen through.
+// A non-negated acyclic, irreflexive or empty check over a stable or
+// growing relation is safe on prefixes; the others wait for the whole
+// execution.
+
+import type { CatExpr, Pattern } from './ast.js';
+import type { CompiledCat } from './compile.js';
+
+/** 0 stable, 1 growing, 2 anything. */
+type Level = 0 | 1 | 2;
+
+interface Info {
+  level: Level;
+  /** A relation within program order (or the identity): paths through it stay inside what is built. */
+  intra: boolean;
+  /** Within the identity ([S], id): a step through it passes no other event. */
+  ident?: boolean;
+  /** Empty in every execution of the program (made of sets its code never produces). */
+  empty?: boolean;
+}
+
+const EMPTY: Info = { level: 0, intra: true, ident: true, empty: true };
+
+const STABLE: Info = { level: 0, intra: false };
+const STABLE_INTRA: Info = { level: 0, intra: true };
+const STABLE_IDENT: Info = { level: 0, intra: true, ident: true };
+const GROWING: Info = { level: 1, intra: false };
+const ANY: Info = { level: 2, intra: false };
+
+/** herd's base names: how each behaves as an execution is built. */
+const BASE: Record<string, Info> = {
+  R: STABLE, W: STABLE, M: STABLE, F: STABLE, IW: STABLE, RMW: STABLE,
+  LKR: STABLE, LKW: STABLE, UL: STABLE, LF: STABLE, RL: STABLE, RU: STABLE,
+  po: STABLE_INTRA, addr: STABLE_INTRA, data: STABLE_INTRA, ctrl: STABLE_INTRA, rmw: STABLE_INTRA, id: STABLE_IDENT,
+  loc: STABLE, int: STABLE, ext: STABLE,
+  rf: GROWING, co: STABLE, fr: GROWING, FW: ANY,
+};
+
+const join = (...xs: Info[]): Level => Math.max(0, ...xs.map((x) => x.level)) as Level;
+
+/**
+ * The test instructions of the model (by index) that may judge a prefix,
+ * for a program whose code never produces the base sets named `absent`
+ * (lock operations, in a test without locks).
+ */
+export function prefixSafeChecks(cat: CompiledCat, absent: ReadonlySet<string> = new Set()): Set<number> {
+  const a = new Analysis(cat, absent);
+  const safe = new Set<number>();
+  cat.instrs.forEach((ci, i) => {
+    const ins = ci.instr;
+    if (ins.kind !== 'test' || ins.role !== 'check' || ins.negated) return;
+    if (a.expr(ins.expr, new Map()).level <= 1) safe.add(i);
+  });
+  return safe;
+}
+
+class Analysis {
+  private readonly slotInfo = new Map<number, Info>();
+  /** Definitions being analysed (a recursive one is anything). */
+  private readonly active = new Set<number>();
+  private depth = 0;
+  constructor(
+    private readonly cat: CompiledCat,
+    private readonly absent: ReadonlySet<string>,
+  ) {}
+
+  private slot(slot: number): Info {
+    const known = this.slotInfo.get(slot);
+    if (known) return known;
+    const info = this.computeSlot(slot);
+    this.slotInfo.set(slot, info);
+    return info;
+  }
+
+  private computeSlot(slot: number): Info {
+    const s = this.cat.slots[slot];
+    if (s.instr < 0) {
+      if (this.absent.has(s.name)) return EMPTY;
+      return BASE[s.name] ?? (this.cat.base.has(s.name) && !s.name.startsWith('%') ? STABLE : ANY);
+    }
+    if (this.active.has(slot)) return ANY;
+    this.active.add(slot);
+    try {
+      const ins = this.cat.instrs[s.instr].instr;
+      if (ins.kind === 'with') return ins.from.kind === 'app' && isVar(ins.from.fn, 'generate_cos') ? STABLE : GROWING;
+      if (ins.kind !== 'let' || ins.rec) return ANY;
+      const b = ins.bindings.find((x) => x.pattern.kind === 'var' && x.pattern.name === s.name);
+      if (!b || b.expr.kind === 'fun') return ANY; // functions are seen through at each application
+      return this.expr(b.expr, new Map());
+    } finally {
+      this.active.delete(slot);
+    }
+  }
+
+  /** The function a name means, if it is a `let f(x) = ...` of the model. */
+  private functionOf(e: CatExpr): { param: Pattern; body: CatExpr } | undefined {
+    if (e.kind !== 'var' || e.ref?.kind !== 'slot') return undefined;
+    const s = this.cat.slots[e.ref.slot];
+    if (s.instr < 0) return undefined;
+    const ins = this.cat.instrs[s.instr].instr;
+    if (ins.kind !== 'let' || ins.rec) return undefined;
+    const b = ins.bindings.find((x) => x.pattern.kind === 'var' && x.pattern.name === s.name);
+    return b && b.expr.kind === 'fun' ? { param: b.expr.param, body: b.expr.body } : undefined;
+  }
+
+  expr(e: CatExpr, locals: Map<string, Info>): Info {
+    if (++this.depth > 200) {
+      this.depth--;
+      return ANY;
+    }
+    try {
+      return this.exprInner(e, locals);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private exprInner(e: CatExpr, locals: Map<string, Info>): Info {
+    switch (e.kind) {
+      case 'var':
+        if (e.ref?.kind === 'local') return locals.get(e.name) ?? ANY;
+        if (e.ref?.kind === 'slot') return this.slot(e.ref.slot);
+        return ANY;
+      case 'empty':
+        return EMPTY;
+      case 'universe':
+        return STABLE;
+      case 'unary': {
+        const a = this.expr(e.arg, locals);
+        if (a.empty) return e.op === 'star' || e.op === 'opt' || e.op === 'comp' ? STABLE_IDENT : EMPTY;
+        switch (e.op) {
+          case 'toid':
+            return { level: a.level, intra: true, ident: true };
+          case 'comp':
+            return a.level === 0 ? STABLE : ANY;
+          case 'inv':
+            return { level: a.level, intra: false };
+          case 'opt':
+            return { level: a.level, intra: a.intra, ident: a.ident };
+          default:
+            // r* and r+: paths of r; within program order they stay inside what is built.
+            return { level: a.level === 0 && !a.intra ? 1 : a.level, intra: a.intra };
+        }
+      }
+      case 'binary': {
+        const all = e.args.map((x) => this.expr(x, locals));
+        if (e.op === 'inter' || e.op === 'seq' || e.op === 'cartesian') {
+          if (all.some((a) => a.empty)) return EMPTY;
+        }
+        if (e.op === 'diff' && all[0].empty) return EMPTY;
+        // An empty part adds nothing to a union and takes nothing from a difference.
+        const args = e.op === 'union' || e.op === 'diff' ? [all[0], ...all.slice(1).filter((a) => !a.empty)] : all;
+        if (e.op === 'union' && args.every((a) => a.empty)) return EMPTY;
+        switch (e.op) {
+          case 'union':
+            return { level: join(...args), intra: args.every((a) => a.intra), ident: args.every((a) => a.ident) };
+          case 'inter':
+            return { level: join(...args), intra: args.some((a) => a.intra), ident: args.some((a) => a.ident) };
+          case 'cartesian':
+            return { level: join(...args), intra: false };
+          case 'seq': {
+            const level = join(...args);
+            const intra = args.every((a) => a.intra);
+            // A path's middle events exist already when every step is within program order, or all but one are identities.
+            const steps = args.filter((a) => !a.ident).length;
+            const ident = steps === 0;
+            return { level: level === 0 && !intra && steps > 1 ? 1 : level, intra, ident };
+          }
+          case 'diff': {
+            const [first, ...rest] = args;
+            if (rest.some((r) => r.level !== 0)) return ANY;
+            return { level: first.level, intra: first.intra, ident: first.ident };
+          }
+          default:
+            return ANY;
+        }
+      }
+      case 'app':
+        return this.application(e, locals);
+      case 'try': {
+        // The body's value, or the fallback's when the body fails.
+        const body = this.expr(e.body, locals);
+        const otherwise = this.expr(e.otherwise, locals);
+        if (body.empty && otherwise.empty) return EMPTY;
+        return { level: join(body, otherwise), intra: body.intra && otherwise.intra };
+      }
+      default:
+        return ANY;
+    }
+  }
+
+  private application(e: CatExpr & { kind: 'app' }, locals: Map<string, Info>): Info {
+    const fn = e.fn;
+    const arg = this.expr(e.arg, locals);
+    if (fn.kind === 'var' && fn.ref?.kind === 'slot' && this.cat.slots[fn.ref.slot].instr < 0) {
+      const name = this.cat.slots[fn.ref.slot].name.replace(/^%/, '');
+      if (name === 'domain' || name === 'range') {
+        if (e.arg.kind === 'empty' || arg.empty) return EMPTY;
+        // An RMW's read and write are built together: which events are in them never changes.
+        if (e.arg.kind === 'var' && e.arg.ref?.kind === 'slot' && this.cat.slots[e.arg.ref.slot].instr < 0 && this.cat.slots[e.arg.ref.slot].name === 'rmw') return STABLE;
+        return { level: arg.level === 0 ? 1 : arg.level, intra: false };
+      }
+      return ANY;
+    }
+    const f = this.functionOf(fn);
+    if (!f) return ANY;
+    const inner = new Map(locals);
+    if (f.param.kind === 'var') {
+      if (f.param.name !== null) inner.set(f.param.name, arg);
+    } else {
+      if (e.arg.kind !== 'tuple' || e.arg.elems.length !== f.param.names.length) return ANY;
+      f.param.names.forEach((n, i) => {
+        if (n !== null) inner.set(n, this.expr((e.arg as CatExpr & { kind: 'tuple' }).elems[i], locals));
+      });
+    }
+    return this.expr(f.body, inner);
+  }
+}
+
+function isVar(e: CatExpr, name: string): boolean {
+  return e.kind === 'var' && e.name === name;
+}
