@@ -32,7 +32,7 @@ const bundleFile = join(dist, 'litmus.cjs');
 /** Removes the bundle and every code cache (a stale one must not outlive its bundle). */
 function removeOld(): void {
   for (const name of readdirSync(dist)) {
-    if (name === 'litmus.cjs' || /^litmus\.[\w-]+\.cache$/.test(name)) rmSync(join(dist, name), { force: true });
+    if (name === 'litmus.cjs' || /^litmus\.[\w.-]+\.cache$/.test(name)) rmSync(join(dist, name), { force: true });
   }
 }
 
@@ -97,19 +97,32 @@ async function bundleText(): Promise<string | undefined> {
   return result.outputFiles[0].text.replace(/^#!.*\n/, '');
 }
 
-/** Runs `litmus check` on the warm-up tests with LITMUS_CODE_CACHE=write; true when it checked them. */
+/**
+ * Runs `litmus check`, then `litmus herd7` (the kernel's scripts' command,
+ * which has its own cache), on the warm-up tests with
+ * LITMUS_CODE_CACHE=write; true when both checked them.
+ */
 function warmUp(): boolean {
   const dir = mkdtempSync(join(os.tmpdir(), 'litmus-warm-up-'));
   try {
+    const files: string[] = [];
     for (const f of FAMILIES) {
-      for (const n of [f.minN, f.minN + 1]) writeFileSync(join(dir, `${f.name}-${n}.litmus`), f.make(n));
+      for (const n of [f.minN, f.minN + 1]) {
+        files.push(join(dir, `${f.name}-${n}.litmus`));
+        writeFileSync(files[files.length - 1], f.make(n));
+      }
     }
-    const run = spawnSync(process.execPath, [join(dist, 'src', 'cli', 'start.cjs'), 'check', '-j', '1', dir], {
-      env: { ...process.env, LITMUS_CODE_CACHE: 'write' },
-      encoding: 'utf8',
-    });
-    if (run.status !== 0) console.error(`bundle: the warm-up run exited ${run.status}: ${run.stderr.trim().split('\n')[0]}`);
-    return run.status === 0;
+    for (const args of [['check', '-j', '1', dir], ['herd7', '-conf', 'linux-kernel.cfg', ...files]]) {
+      const run = spawnSync(process.execPath, [join(dist, 'src', 'cli', 'start.cjs'), ...args], {
+        env: { ...process.env, LITMUS_CODE_CACHE: 'write' },
+        encoding: 'utf8',
+      });
+      if (run.status !== 0) {
+        console.error(`bundle: the warm-up run of ${args[0]} exited ${run.status}: ${run.stderr.trim().split('\n')[0]}`);
+        return false;
+      }
+    }
+    return true;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -43,11 +43,17 @@ function bundleText(): string | undefined {
   }
 }
 
-/** The code cache the bundle's last line names (`//# litmus-code-cache=FILE`), if it is there. */
+/**
+ * The code cache the bundle's last line names (`//# litmus-code-cache=FILE`),
+ * if it is there; `litmus herd7` (and litmus-herd7) has its own beside it
+ * (FILE with `.herd7.cache`), made by a warm-up of that command: a cache
+ * holds the functions its warm-up ran, and herd7's path runs others.
+ */
 function cacheFor(text: string): { file: string; data?: Buffer } | undefined {
   const m = /\/\/# litmus-code-cache=([\w.-]+)\s*$/.exec(text.slice(-200));
   if (!m) return undefined;
-  const file = join(dirname(bundle), m[1]);
+  const name = process.argv[2] === 'herd7' ? m[1].replace(/\.cache$/, '.herd7.cache') : m[1];
+  const file = join(dirname(bundle), name);
   try {
     return { file, data: readFileSync(file) };
   } catch {

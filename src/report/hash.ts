@@ -10,7 +10,7 @@
 // inside a process body included). A test whose header already carries a
 // `Hash=` line keeps it, as in herd.
 
-import { createHash } from 'node:crypto';
+import { md5Binary, md5HexOf } from './md5.js';
 
 /** The `Hash=...` lines herd prints for a test (usually exactly one). */
 export function herdHashLines(source: string | Buffer): string[] {
@@ -38,11 +38,11 @@ export function herdHash(source: string | Buffer): string {
 // Strings here are "binary": one character per byte of the file (latin1),
 // so lengths and comparisons are byte-wise, as OCaml's.
 function md5Raw(s: string): string {
-  return createHash('md5').update(s, 'latin1').digest().toString('latin1');
+  return md5Binary(s);
 }
 
 function md5Hex(s: string): string {
-  return createHash('md5').update(s, 'latin1').digest('hex');
+  return md5HexOf(s);
 }
 
 function sameKey(a: string, b: string): boolean {
