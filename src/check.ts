@@ -21,6 +21,8 @@ export interface CheckOptions {
   speedcheck?: SpeedMode;
   /** The primitives calls mean (a .def read by loadMacros, src/events/def.ts); the built-in table by default. */
   primitives?: PrimitiveTable;
+  /** Stop once this many consistent executions satisfy the condition (herd7's -nshow with -show prop); counts are then partial. */
+  stopAfterPositive?: number;
 }
 
 export interface StateLine {
@@ -71,6 +73,7 @@ export function checkTest(test: LitmusTest, opts: CheckOptions, from: { t0?: num
     timeoutMs: opts.timeoutMs,
     keepWitnesses: opts.keepWitnesses,
     speedcheck: opts.speedcheck,
+    stopAfterPositive: opts.stopAfterPositive,
   });
   const ms = performance.now() - t0;
   const show = (v: number) => formatValue(prog, v);

@@ -274,6 +274,18 @@ describe('the kernel checklitmus.sh flow with litmus-herd7', () => {
     expect(r.stderr.match(/Unknown macro \S+/g)).toEqual(['Unknown macro smp_mb_new', 'Unknown macro smp_mb_other']);
   });
 
+  it('-nshow N with -show prop stops a test once N executions satisfying the condition are found, as herd7 does', async () => {
+    // Every execution satisfies this condition: 4 of them, exhaustively.
+    writeFileSync(join(dir, 'C-all.litmus'), MP.replace('C MP+poonceonces', 'C all').replace('exists (1:r0=1 /\\ 1:r1=0)', 'exists (1:r0=0 \\/ 1:r0=1)'));
+    const all = await herd7('-conf', 'linux-kernel.cfg', 'C-all.litmus');
+    expect(all.stdout).toMatch(/^Positive: 4 Negative: 0$/m);
+    const one = await herd7('-conf', 'linux-kernel.cfg', '-show', 'prop', '-nshow', '1', 'C-all.litmus');
+    expect(one.stdout).toMatch(/^Positive: 1 Negative: 0$/m);
+    expect((await herd7('-conf', 'linux-kernel.cfg', '-show', 'prop', '-showone', 'true', 'C-all.litmus')).stdout).toMatch(/^Positive: 1 Negative: 0$/m);
+    // herd's default -show none shows nothing, so nothing stops the test.
+    expect((await herd7('-conf', 'linux-kernel.cfg', '-nshow', '1', 'C-all.litmus')).stdout).toMatch(/^Positive: 4 Negative: 0$/m);
+  });
+
   it('a test named twice in one run is checked once, as herd7 does', async () => {
     writeFileSync(join(dir, 'C-MP.litmus'), MP);
     const r = await herd7('C-MP.litmus', 'C-MP.litmus');

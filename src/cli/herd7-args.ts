@@ -22,6 +22,8 @@ export interface HerdOptions {
   speedcheck: Speed;
   /** Which executions -o pictures: none (herd's default: an empty file) or those satisfying the proposition. */
   show: 'none' | 'prop';
+  /** -nshow N (-showone true: 1): stop a test once N executions are shown (with -show prop: N satisfying it). */
+  nshow?: number;
   outDir?: string;
   timeoutMs?: number;
   /** -exit true: stop at the first test that fails (exit 1). */
@@ -45,7 +47,7 @@ const PICTURE_OPTIONS = new Set([
   'showraw', 'oneinit', 'showobserved', 'edgemerge', 'showlegend', 'showkind', 'shortlegend', 'labelinit',
   'showthread', 'fixedsize', 'extrachars', 'brackets', 'initrfpos', 'finalrfpos', 'initpos', 'margin', 'sep',
   'fontname', 'edgefontsizedelta', 'penwidth', 'overlap', 'dotmode', 'mono', 'scale', 'dsiy', 'siwidth', 'ptscale',
-  'boxscale', 'shift', 'threadposy', 'relabel', 'cycles', 'classes', 'dotheader', 'dotcom', 'nshow', 'showone',
+  'boxscale', 'shift', 'threadposy', 'relabel', 'cycles', 'classes', 'dotheader', 'dotcom',
   'withbox', 'labelbox', 'texmacros', 'tikz', 'suffix',
 ]);
 
@@ -184,6 +186,12 @@ function applyOption(opts: HerdOptions, key: string, value: string, where: strin
       else throw unsupported('litmus pictures no execution (none) or one execution that satisfies the proposition (prop)');
       return;
     }
+    case 'nshow':
+      opts.nshow = wholeNumber(key, value);
+      return;
+    case 'showone':
+      if (value === 'true') opts.nshow = 1;
+      return;
     case 'o':
       opts.outDir = value;
       return;

@@ -67,6 +67,8 @@ export function checkOne(file: string, opts: HerdOptions, seen: SeenTests, how: 
       // herd7 has no candidate cap: with -timeout that is the limit; without it, litmus's cap stops a runaway test.
       maxExecutions: opts.timeoutMs !== undefined ? Infinity : undefined,
       keepWitnesses: opts.outDir !== undefined && opts.show === 'prop',
+      // -nshow: herd stops a test once it has shown that many executions; -show prop shows those satisfying the condition (none shows none).
+      stopAfterPositive: opts.show === 'prop' ? opts.nshow : undefined,
       // Condition-directed: only the executions the condition looks for are built (speedView shows them).
       speedcheck: opts.speedcheck === 'false' ? undefined : opts.speedcheck,
       primitives,

@@ -42,6 +42,8 @@ export interface ExploreOptions {
    * model's final judgement (for finding forbidden candidates to explain).
    */
   keepIncoherent?: boolean;
+  /** Stop once this many consistent executions satisfy the condition (herd7's -nshow N with -show prop). */
+  stopAfterPositive?: number;
   /** Called with the forbidden candidate kept (see keepWitnesses); may throw to stop the exploration. */
   onForbidden?: (c: ForbiddenCandidate) => void;
   /** Condition-directed search instead of counting every execution (speedcheck.ts). */

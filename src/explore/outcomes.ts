@@ -46,6 +46,7 @@ function judge(s: ExploreState): void {
   else counts.negative++;
   outcomeOf(s, values, pos, exec).count++;
   if (s.search?.found(pos)) throw new SearchDone();
+  if (pos && opts.stopAfterPositive !== undefined && counts.positive >= opts.stopAfterPositive) throw new SearchDone();
 }
 
 /**
