@@ -1,5 +1,7 @@
 // Start-up per process, as the kernel's scripts pay it: they start one herd7
-// per test. CPU (user + system) per process of `litmus-herd7 -conf
+// per test, in tools/memory-model (here: ../shared/lkmm, the kernel's model
+// files, where `-conf linux-kernel.cfg` finds them; the current folder
+// without it). CPU (user + system) per process of `litmus-herd7 -conf
 // linux-kernel.cfg T`, `litmus check T` and `node -e 0` (Node's own start),
 // and herd7's where it is installed, in one run. /usr/bin/time counts in
 // hundredths of a second, so each figure is a loop of N processes under one
@@ -12,7 +14,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findHerd } from './targets.js';
 
@@ -21,12 +23,12 @@ const cli = join(here, '..', 'src', 'cli');
 const TIME = '/usr/bin/time';
 
 /** CPU seconds of `n` runs of argv, one after the other, under one /usr/bin/time. */
-function loopCpu(argv: string[], n: number): number {
+function loopCpu(argv: string[], n: number, cwd: string): number {
   const dir = mkdtempSync(join(os.tmpdir(), 'litmus-startup-'));
   try {
     const out = join(dir, 'rusage');
     const quoted = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-    spawnSync(TIME, ['-f', '%U %S', '-o', out, 'bash', '-c', `for i in $(seq ${n}); do ${quoted} >/dev/null 2>&1; done`], { stdio: 'ignore' });
+    spawnSync(TIME, ['-f', '%U %S', '-o', out, 'bash', '-c', `for i in $(seq ${n}); do ${quoted} >/dev/null 2>&1; done`], { stdio: 'ignore', cwd });
     const [u, s] = readFileSync(out, 'utf8').trim().split('\n').pop()!.split(/\s+/).map(Number);
     return u + s;
   } finally {
@@ -45,7 +47,7 @@ function main(): void {
   };
   const n = flag('--n', 20);
   const rounds = flag('--rounds', 5);
-  const test = args[0] ?? join(here, '..', '..', '..', 'shared', 'corpus', 'kernel', 'MP+poonceonces.litmus');
+  const test = args[0] !== undefined ? resolve(args[0]) : join(here, '..', '..', '..', 'shared', 'corpus', 'kernel', 'MP+poonceonces.litmus');
   if (!existsSync(TIME)) {
     console.error('startup: needs /usr/bin/time (GNU time)');
     process.exitCode = 2;
@@ -57,6 +59,8 @@ function main(): void {
     return;
   }
   const herd = findHerd();
+  const lkmm = join(here, '..', '..', '..', 'shared', 'lkmm');
+  const cwd = existsSync(join(lkmm, 'linux-kernel.cfg')) ? lkmm : process.cwd();
   const commands: [string, string[]][] = [
     ['node -e 0', [process.execPath, '-e', '0']],
     ['litmus-herd7 -conf linux-kernel.cfg T', [process.execPath, join(cli, 'herd7-start.cjs'), '-conf', 'linux-kernel.cfg', test]],
@@ -67,9 +71,9 @@ function main(): void {
   ];
   const best = commands.map(() => Infinity);
   // Rounds interleave the commands, so that a change in load touches all alike.
-  for (let r = 0; r < rounds; r++) commands.forEach(([, argv], i) => (best[i] = Math.min(best[i], loopCpu(argv, n) / n)));
+  for (let r = 0; r < rounds; r++) commands.forEach(([, argv], i) => (best[i] = Math.min(best[i], loopCpu(argv, n, cwd) / n)));
   const node = best[0];
-  console.log(`CPU per process (user + system), best of ${rounds} loops of ${n}; T = ${test}`);
+  console.log(`CPU per process (user + system), best of ${rounds} loops of ${n}; T = ${test}; run in ${cwd}`);
   commands.forEach(([name], i) => console.log(`${(best[i] * 1000).toFixed(1).padStart(7)} ms  ${i ? `(+${((best[i] - node) * 1000).toFixed(1)} ms)` : '          '}  ${name}`));
   if (!herd) console.log('herd7: not installed here (no ~/herd/bin/lkmm-herd, no herd7 on PATH, no $LITMUS_BENCH_HERD)');
 }

@@ -76,10 +76,10 @@ describe('litmus start', () => {
   it('litmus-herd7 starts as litmus does (the bundle, with the cache of a herd7 warm-up), and prints what herd7.js prints', async () => {
     const bin = (JSON.parse(readFileSync(join(DIST, '..', 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['litmus-herd7'];
     expect(bin).toBe('dist/src/cli/herd7-start.cjs');
-    const bundled = await run(join(DIST, '..', bin), ['-conf', 'linux-kernel.cfg', test], { LITMUS_CODE_CACHE: 'report' });
+    const bundled = await run(join(DIST, '..', bin), [test], { LITMUS_CODE_CACHE: 'report' });
     expect(bundled.stderr).toMatch(/litmus\.cjs, code cache used/);
     expect(readdirSync(DIST).filter((f) => /^litmus\.[\w-]+\.herd7\.cache$/.test(f))).toHaveLength(1);
-    const modules = await run(join(DIST, 'src', 'cli', 'herd7.js'), ['-conf', 'linux-kernel.cfg', test]);
+    const modules = await run(join(DIST, 'src', 'cli', 'herd7.js'), [test]);
     const noTime = (s: string) => s.replace(/^Time .*$/m, '');
     expect(noTime(bundled.stdout)).toBe(noTime(modules.stdout));
     expect(bundled.stdout).toMatch(/^Observation /m);
