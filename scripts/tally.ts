@@ -23,6 +23,7 @@ export function reasonOf(error: string, file: string): { kind: 'refused' | 'limi
   const positioned = /^:\d+:\d+: /.exec(rest);
   const message = positioned ? rest.slice(positioned[0].length) : rest.replace(/^: /, '');
   const reason = message.replace(/"[^"]*"/g, '"…"').replace(/\d+/g, 'N');
+  if (/^limit: /.test(message)) return { kind: 'limited', reason };
   if (positioned) return { kind: 'refused', reason };
   if (/^internal error/.test(message)) return { kind: 'internal', reason: message };
   return { kind: 'limited', reason };

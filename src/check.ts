@@ -8,6 +8,7 @@ import { explore, type ExploreResult } from './explore/explorer.js';
 import type { Model } from './model/model.js';
 import type { SpeedMode } from './explore/speedcheck.js';
 import type { PrimitiveTable } from './events/primitives.js';
+import { Deadline } from './limits.js';
 
 export type Observation = 'Always' | 'Sometimes' | 'Never';
 
@@ -59,18 +60,29 @@ export interface CheckResult {
   exploration: ExploreResult;
 }
 
+/**
+ * Checks one test's text. The --timeout covers every stage: reading the
+ * text, building the program, the value analysis, the search and the
+ * summary (src/limits.ts).
+ */
 export function checkSource(text: string, opts: CheckOptions): CheckResult {
   const t0 = performance.now();
-  return checkTest(parseLitmus(text), opts, { t0, expectsDataRace: headerPredictsDataRace(text) });
+  const deadline = Deadline.after(opts.timeoutMs);
+  const test = parseLitmus(text);
+  deadline.check('reading the test');
+  return checkTest(test, opts, { t0, expectsDataRace: headerPredictsDataRace(text), deadline });
 }
 
 /** A test already parsed (or built by the TypeScript suite reader). */
-export function checkTest(test: LitmusTest, opts: CheckOptions, from: { t0?: number; expectsDataRace?: boolean } = {}): CheckResult {
+export function checkTest(test: LitmusTest, opts: CheckOptions, from: { t0?: number; expectsDataRace?: boolean; deadline?: Deadline } = {}): CheckResult {
   const t0 = from.t0 ?? performance.now();
+  const deadline = from.deadline ?? Deadline.after(opts.timeoutMs);
   const prog = buildProgram(test, { unroll: opts.unroll, primitives: opts.primitives });
+  deadline.check('building the program');
   const ex = explore(prog, opts.model, {
     maxExecutions: opts.maxExecutions,
     timeoutMs: opts.timeoutMs,
+    deadline,
     keepWitnesses: opts.keepWitnesses,
     speedcheck: opts.speedcheck,
     stopAfterPositive: opts.stopAfterPositive,
@@ -96,6 +108,7 @@ export function checkTest(test: LitmusTest, opts: CheckOptions, from: { t0?: num
       positive: o.positive,
       count: o.count,
     }));
+  deadline.check('the summary');
   const p = ex.positive;
   const n = ex.negative;
   const observation: Observation = p === 0 ? 'Never' : n === 0 ? 'Always' : 'Sometimes';

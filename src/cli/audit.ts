@@ -2,7 +2,6 @@
 // (src/report/audit.ts); for a folder of a suite, only the tests of one
 // version, and then the table of which devices each scenario needs.
 
-import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { getModel, unknownModelMessage } from '../../models/index.js';
 import { parseLitmus } from '../parse/parser.js';
@@ -13,6 +12,7 @@ import { LimitError, LitmusError } from '../parse/errors.js';
 import { auditProgram, auditTable, suiteAuditTable, type AuditResult, type SuiteAudit } from '../report/audit.js';
 import { suiteConfig, suiteMeta, type SuiteMeta } from '../report/suite.js';
 import { resolveInputs } from './inputs.js';
+import { readInputFile } from '../limits.js';
 
 interface AuditFlags {
   model: string;
@@ -29,10 +29,14 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
     console.error(unknownModelMessage(o.model));
     return 2;
   }
-  const { files, folders, missing, suites: tsSuites } = resolveInputs(inputs);
+  const { files, folders, missing, suites: tsSuites, unreadable } = resolveInputs(inputs);
   let status = 0;
   for (const m of missing) {
     console.error(`${m}: no such file, folder or bundled test`);
+    status = 2;
+  }
+  for (const u of unreadable) {
+    console.error(`${u.path}: ${u.message}`);
     status = 2;
   }
   const limits = { maxExecutions: o.maxExecutions, timeoutMs: o.timeout };
@@ -47,9 +51,9 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
   for (const file of files) {
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = readInputFile(file);
     } catch (e) {
-      console.error(`${file}: cannot read: ${(e as Error).message}`);
+      console.error(e instanceof LimitError ? e.format(file) : `${file}: cannot read: ${(e as Error).message}`);
       status = 2;
       continue;
     }
@@ -70,7 +74,7 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
       if (!o.json) console.log(`${auditTable(audit, model)}\n`);
     } catch (e) {
       if (e instanceof LitmusError) console.error(e.format(file));
-      else if (e instanceof LimitError) console.error(`${file}: ${e.message}`);
+      else if (e instanceof LimitError) console.error(e.format(file));
       else console.error(`${file}: internal error: ${e instanceof Error ? e.message : String(e)} (please report it)`);
       status = 2;
     }

@@ -1,6 +1,6 @@
 // What `litmus check` and `litmus merge` do, once the arguments are parsed.
 
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { exportLitmus, exportTest } from '../export/export.js';
@@ -11,6 +11,7 @@ import { failedReport, primitivesFor, runOne, toJson, type FileReport, type Json
 import { suiteConfig, suiteTable, suiteVerdict, underReviewReaches, type SuiteRow } from '../report/suite.js';
 import { runAdaptive, runPool } from './pool.js';
 import { getModel } from '../../models/index.js';
+import { readInputFile } from '../limits.js';
 
 interface CheckFlags {
   model: string;
@@ -33,11 +34,12 @@ interface CheckFlags {
 }
 
 export async function runCheck(inputs: string[], o: CheckFlags): Promise<number> {
-  const { files: all, folders, missing, empty, suites: tsSuites } = resolveInputs(inputs);
+  const { files: allFiles, folders, missing, empty, suites: allSuites, unreadable, order } = resolveInputs(inputs);
   // Inputs that name nothing to check are bad input: a run that checks zero tests must not pass.
   const inputErrors: FileReport[] = [
     ...missing.map((m) => failedReport(m, 'no such file, folder or bundled test')),
     ...empty.map((d) => failedReport(d, 'no .litmus tests in this folder')),
+    ...unreadable.map((u) => failedReport(u.path, u.message)),
   ];
   let status = inputErrors.length ? 2 : 0;
   for (const r of inputErrors) console.error(r.error);
@@ -56,14 +58,22 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
     console.error(macros.error.format());
     return 2;
   }
-  let files = all;
-  if (o.shard) {
+  let files = allFiles;
+  let tsSuites = allSuites;
+  if (o.shard !== undefined) {
+    // .litmus files and TypeScript suites are shared out together.
+    let mine: Set<string>;
     try {
-      files = shard(files, o.shard);
+      mine = new Set(shard([...allFiles, ...allSuites], o.shard));
     } catch (e) {
       console.error(`litmus: ${(e as Error).message}`);
       return 2;
     }
+    files = allFiles.filter((f) => mine.has(f));
+    tsSuites = allSuites.filter((f) => mine.has(f));
+    // A matrix may have more shards than inputs: a shard that gets none checks nothing and passes; the inputs as a whole must name tests.
+    const total = allFiles.length + allSuites.length;
+    if (mine.size === 0 && total > 0) console.error(`litmus: shard ${o.shard} holds none of the ${total} inputs: nothing to check`);
   }
   const opts: RunOptions = {
     model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout, trace: o.trace, dot: o.dot, svg: o.svg,
@@ -103,7 +113,8 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
       ...suites.map(({ folder, title, rows, verdict, reaches }) => ({ folder, title, rows, verdict: verdict ?? null, underReviewReaches: reaches })),
       ...tsSuitesJson,
     ];
-    console.log(JSON.stringify(jsonReport(status, [...[...inputErrors, ...reports].map(jsonEntry), ...tsEntries], suitesJson), null, 2));
+    const entries = inInputOrder([...[...inputErrors, ...reports].map(jsonEntry), ...tsEntries], order);
+    console.log(JSON.stringify(jsonReport(status, entries, suitesJson), null, 2));
     return status;
   }
   // A suite table for each folder whose tests carry Version:/Scenario: headers.
@@ -170,6 +181,16 @@ function jsonEntry(r: FileReport): JsonEntry {
   return { ...r.json, status: r.status === 1 ? 'mismatch' : 'ok' };
 }
 
+/** Entries in the order their inputs were named (a stable sort: a suite's cells keep theirs). */
+function inInputOrder(entries: JsonEntry[], order: string[]): JsonEntry[] {
+  const at = new Map<string, number>();
+  order.forEach((f, i) => {
+    if (!at.has(f)) at.set(f, i);
+  });
+  const rank = (e: JsonEntry) => at.get(e.file) ?? order.length;
+  return entries.map((e, i) => ({ e, i })).sort((a, b) => rank(a.e) - rank(b.e) || a.i - b.i).map(({ e }) => e);
+}
+
 /** What --json prints (and merge): the exit status, counts, every input, and the suites' verdicts. */
 function jsonReport(status: number, results: JsonEntry[], suites?: unknown[]) {
   const count = (s: JsonEntry['status']) => results.filter((r) => r.status === s).length;
@@ -179,10 +200,14 @@ function jsonReport(status: number, results: JsonEntry[], suites?: unknown[]) {
 
 /** `litmus export`: each input written herd7-readable into `out` (a folder's files keep their place below it). */
 export async function runExport(inputs: string[], out: string): Promise<number> {
-  const { files, folders, missing, suites } = resolveInputs(inputs);
+  const { files, folders, missing, suites, unreadable } = resolveInputs(inputs);
   let status = 0;
   for (const m of missing) {
     console.error(`${m}: no such file, folder or bundled test`);
+    status = 2;
+  }
+  for (const u of unreadable) {
+    console.error(`${u.path}: ${u.message}`);
     status = 2;
   }
   try {
@@ -192,11 +217,12 @@ export async function runExport(inputs: string[], out: string): Promise<number> 
     return 2;
   }
   const roots = folders.map((d) => resolve(d));
+  const targets = new OutputPaths([...files, ...suites]);
   let written = 0;
   for (const file of files) {
     const root = roots.find((d) => resolve(file).startsWith(d + sep));
     const target = join(out, root ? relative(root, resolve(file)) : basename(file));
-    const r = exportFile(file, target);
+    const r = targets.claim(target, file) ?? exportFile(file, target);
     if (r) {
       console.error(r);
       status = 2;
@@ -204,7 +230,7 @@ export async function runExport(inputs: string[], out: string): Promise<number> 
   }
   let total = files.length;
   for (const s of suites) {
-    const r = await exportSuite(s, out);
+    const r = await exportSuite(s, out, targets);
     for (const e of r.errors) console.error(e);
     if (r.errors.length) status = 2;
     written += r.written;
@@ -219,7 +245,7 @@ export async function runExport(inputs: string[], out: string): Promise<number> 
  * scenario, each with a header naming both and the checker's verdict as its
  * Result: line (so that herd7's answers can be compared, e.g. by judgelitmus.sh).
  */
-async function exportSuite(file: string, out: string): Promise<{ written: number; total: number; errors: string[] }> {
+async function exportSuite(file: string, out: string, targets: OutputPaths): Promise<{ written: number; total: number; errors: string[] }> {
   const { runSuite } = await import('../suite/run.js');
   const run = await runSuite(file, { model: 'lkmm', explain: false, keepTests: true });
   const errors = [...run.errors];
@@ -237,6 +263,11 @@ async function exportSuite(file: string, out: string): Promise<{ written: number
       ' *)',
     ].join('\n');
     const target = join(out, `${t.test.name}.litmus`);
+    const clash = targets.claim(target, `${file}#${t.test.name}`);
+    if (clash) {
+      errors.push(clash);
+      continue;
+    }
     try {
       writeFileSync(target, exportTest({ ...t.test, result: undefined }, header));
       written++;
@@ -247,9 +278,46 @@ async function exportSuite(file: string, out: string): Promise<{ written: number
   return { written, total: tests.length, errors };
 }
 
+/**
+ * The files an export writes: never one of its inputs (an --out folder that
+ * holds them would overwrite their comments), never one path twice (two
+ * inputs of the same name named one by one): such an input is refused
+ * with a message, the others are written.
+ */
+class OutputPaths {
+  private readonly inputs = new Map<string, string>();
+  private readonly claimed = new Map<string, string>();
+
+  constructor(inputs: string[]) {
+    for (const f of inputs) this.inputs.set(realPath(f), f);
+  }
+
+  /** Why `from` cannot be written to `target`, or undefined (the path is then taken). */
+  claim(target: string, from: string): string | undefined {
+    const path = realPath(target);
+    const input = this.inputs.get(path);
+    if (input !== undefined) return `${from}: not exported: ${target} is an input of this run (${input}); choose another --out folder`;
+    const other = this.claimed.get(path);
+    if (other !== undefined) return `${from}: not exported: ${target} is already the export of ${other} (the same name); export them into separate --out folders`;
+    this.claimed.set(path, from);
+    return undefined;
+  }
+}
+
+/** The path with symbolic links resolved, as far as it exists. */
+function realPath(p: string): string {
+  const abs = resolve(p);
+  try {
+    return realpathSync(abs);
+  } catch {
+    const parent = dirname(abs);
+    return parent === abs ? abs : join(realPath(parent), basename(abs));
+  }
+}
+
 function exportFile(file: string, target: string): string | undefined {
   try {
-    const text = exportLitmus(readFileSync(file, 'utf8'));
+    const text = exportLitmus(readInputFile(file));
     ensureDir(dirname(target));
     writeFileSync(target, text);
     return undefined;

@@ -10,6 +10,7 @@ import { basename, resolve } from 'node:path';
 import { builtinModel, filesSpec } from '../../models/index.js';
 import { findIn, readConf } from '../../models/cat/files.js';
 import { ModelError } from '../../models/cat/lexer.js';
+import { OPTION_RULES, ruleText, wholeNumberIn } from '../limits.js';
 
 export type Speed = 'false' | 'true' | 'fast';
 
@@ -165,15 +166,15 @@ function applyOption(opts: HerdOptions, key: string, value: string, where: strin
     case 'skipchecks':
       for (const c of value.split(',').map((x) => x.trim()).filter(Boolean)) opts.modelFiles.skipChecks.push(c);
       return;
-    case 'unroll':
-      opts.unroll = wholeNumber(key, value);
-      return;
-    case 'timeout': {
-      const s = Number(value);
-      if (!(s > 0)) throw new HerdUsageError(`-timeout takes a number of seconds, not "${value}"`);
-      opts.timeoutMs = Math.ceil(s * 1000);
+    case 'unroll': {
+      const n = wholeNumberIn(value, OPTION_RULES.unroll);
+      if (n === undefined) throw new HerdUsageError(`-unroll takes ${ruleText(OPTION_RULES.unroll)}, not "${value}"`);
+      opts.unroll = n;
       return;
     }
+    case 'timeout':
+      opts.timeoutMs = timeoutSeconds(value);
+      return;
     case 'speedcheck': {
       const v = value.toLowerCase();
       if (v !== 'false' && v !== 'true' && v !== 'fast') throw new HerdUsageError(`-speedcheck takes false, true or fast, not "${value}"`);
@@ -226,10 +227,18 @@ function applyOption(opts: HerdOptions, key: string, value: string, where: strin
   throw new HerdUsageError(where === 'command line' ? `unknown option '-${key}'.` : `unknown key "${key}" in ${where}`);
 }
 
-function wholeNumber(key: string, v: string): number {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new HerdUsageError(`-${key} takes a whole number, not "${v}"`);
-  return n;
+/**
+ * herd7's -timeout, in seconds (a fraction allowed), as milliseconds: a
+ * decimal number from 0.001 (1 ms) to LIMITS.timeoutMs / 1000 (24.8 days);
+ * no exponent, Infinity or NaN.
+ */
+function timeoutSeconds(v: string): number {
+  const ms = /^\d+(\.\d+)?$/.test(v) ? Math.ceil(Number(v) * 1000) : NaN;
+  const { min, max } = OPTION_RULES.timeoutMs;
+  if (!(ms >= min && ms <= max) || Number(v) < min / 1000) {
+    throw new HerdUsageError(`-timeout takes a number of seconds from ${min / 1000} to ${max / 1000}, not "${v}"`);
+  }
+  return ms;
 }
 
 /**

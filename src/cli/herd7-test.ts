@@ -1,7 +1,7 @@
 // One test under `litmus herd7`: herd7's output for it, or herd7-style
 // warnings when it cannot be checked.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { checkTest, type CheckResult, type Observation } from '../check.js';
 import { herdFindings, refusals, type Finding } from '../export/lint.js';
@@ -9,6 +9,7 @@ import { headerPredictsDataRace, parseLitmus } from '../parse/parser.js';
 import { getModel } from '../../models/index.js';
 import { primitivesFor } from './run-one.js';
 import { asLimit, LitmusError } from '../parse/errors.js';
+import { readInputBytes } from '../limits.js';
 import { dotGraph } from '../report/dot.js';
 import { witnessPictures } from '../report/graph.js';
 import { herdBlock } from '../report/herd.js';
@@ -41,9 +42,10 @@ export function checkOne(file: string, opts: HerdOptions, seen: SeenTests, how: 
   const failure = (msg: string): HerdTestOutput => ({ output: '', warnings: [`${where}${msg}`], failed: true });
   let bytes: Buffer;
   try {
-    bytes = readFileSync(file);
+    bytes = readInputBytes(file);
   } catch (e) {
-    return failure(`: cannot read it: ${(e as Error).message} (User error)`);
+    const limit = asLimit(e);
+    return failure(limit ? `: ${limit.message}` : `: cannot read it: ${(e as Error).message} (User error)`);
   }
   const model = how.model ?? getModel(opts.model)!;
   // The -macros file (or the -conf's macros line), read once per run; its problems were reported before any test (herd7Main).

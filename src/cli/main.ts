@@ -5,16 +5,21 @@
 import './v8-flags.cjs';
 import { Command, InvalidArgumentError } from 'commander';
 import { addModelOptions } from './model-flags.js';
+import { OPTION_RULES, ruleText, wholeNumberIn, type NumberRule } from '../limits.js';
 
 const program = new Command();
 
-function intArg(name: string, min = 0) {
+/** A whole-number option within its rule (src/limits.ts: decimal digits, a range); anything else is a usage error. */
+function intArg(name: string, rule: NumberRule) {
   return (v: string) => {
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${name} takes a whole number${min ? ` of at least ${min}` : ''}`);
+    const n = wholeNumberIn(v, rule);
+    if (n === undefined) throw new InvalidArgumentError(`${name} takes ${ruleText(rule)}, not "${v}"`);
     return n;
   };
 }
+
+const JOBS = { min: 1, max: 1024 };
+const PORT = { min: 0, max: 65535 };
 
 program
   .name('litmus')
@@ -34,10 +39,10 @@ addModelOptions(program
   .option('--trace', 'show a witnessing execution for each outcome the condition describes')
   .option('--dot <dir>', 'write a Graphviz picture per test into <dir>: a witness of the condition, or the forbidden candidate with its cycle')
   .option('--svg <dir>', 'write the same picture as SVG (no Graphviz needed) into <dir>')
-  .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll'), 2)
-  .option('--max-executions <n>', 'stop a test after this many candidate executions', intArg('--max-executions'), 1_000_000)
-  .option('--timeout <ms>', 'stop a test after this many milliseconds', intArg('--timeout'), 60_000)
-  .option('-j, --jobs <n>', 'worker threads for many files (default: this thread, then all cores once a run takes over 1 s)', intArg('--jobs', 1))
+  .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll', OPTION_RULES.unroll), 2)
+  .option('--max-executions <n>', 'stop a test after this many candidate executions', intArg('--max-executions', OPTION_RULES.maxExecutions), 1_000_000)
+  .option('--timeout <ms>', 'stop a test after this many milliseconds', intArg('--timeout', OPTION_RULES.timeoutMs), 60_000)
+  .option('-j, --jobs <n>', 'worker threads for many files (default: this thread, then all cores once a run takes over 1 s)', intArg('--jobs', JOBS))
   .option('--shard <k/n>', 'check only a deterministic 1/n share of the inputs (k-th)')
   .option('-q, --quiet', 'only the one-line summaries (for a suite: its verdict and grid)')
   .option('--herd-compatible', 'also warn (on stderr) about what herd7 would refuse to read; verdicts and exit status are unchanged')
@@ -67,10 +72,11 @@ addModelOptions(program
   .argument('[target]', 'a folder, a test file or a bundled suite name', '.')
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--allow-host <name>', 'also answer requests addressed to this host name or address (repeatable; the loopback names and the address listened on always are)', (v: string, all: string[] = []) => [...all, v])
-  .option('--port <n>', 'port (0: any free one)', intArg('--port'), 7411))
-  .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll'), 2)
-  .option('--max-executions <n>', 'stop a check after this many candidate executions', intArg('--max-executions'), 1_000_000)
-  .option('--timeout <ms>', 'stop a check after this many milliseconds', intArg('--timeout'), 60_000)
+  .option('--port <n>', 'port (0: any free one)', intArg('--port', PORT), 7411))
+  .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll', OPTION_RULES.unroll), 2)
+  .option('--max-executions <n>', 'stop a check after this many candidate executions', intArg('--max-executions', OPTION_RULES.maxExecutions), 1_000_000)
+  // serve's own rule (src/serve/command.ts): at most a timer's delay, 0 is no limit.
+  .option('--timeout <ms>', 'stop a check after this many milliseconds (0: no limit)', intArg('--timeout', { min: 0, max: Number.MAX_SAFE_INTEGER }), 60_000)
   .action(async (target: string, o) => {
     const { applyModelFlags } = await import('./model-options.js');
     if (!applyModelFlags(o)) return void (process.exitCode = 2);
@@ -84,9 +90,9 @@ addModelOptions(program
   .argument('<inputs...>', 'files, folders (a suite: the tests of one version) or bundled test names'))
   .option('--suite-version <v>', "in a suite folder, the version to audit (default: suite.json's underReview)")
   .option('--json', 'print results as JSON')
-  .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll'), 2)
-  .option('--max-executions <n>', 'stop a check after this many candidate executions', intArg('--max-executions'), 1_000_000)
-  .option('--timeout <ms>', 'stop a check after this many milliseconds', intArg('--timeout'), 60_000)
+  .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll', OPTION_RULES.unroll), 2)
+  .option('--max-executions <n>', 'stop a check after this many candidate executions', intArg('--max-executions', OPTION_RULES.maxExecutions), 1_000_000)
+  .option('--timeout <ms>', 'stop a check after this many milliseconds', intArg('--timeout', OPTION_RULES.timeoutMs), 60_000)
   .action(async (inputs: string[], o) => {
     const { applyModelFlags } = await import('./model-options.js');
     if (!applyModelFlags(o)) return void (process.exitCode = 2);
@@ -134,10 +140,10 @@ const history = program
 /** The options `history record` and `history compare` share: check's model options, then the scripts' limits. */
 function historyOptions(c: Command): Command {
   return addModelOptions(c)
-    .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll'), 2)
+    .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll', OPTION_RULES.unroll), 2)
     .option('--timeout <T>', "per test, as the scripts write it: 10s, 10m, 2h (no candidate cap: the time is the limit)", '1m')
-    .option('--procs <n>', 'only C tests with at most <n> processes (no line starting P<n>), as the scripts\' --procs', intArg('--procs', 1))
-    .option('-j, --jobs <n>', 'worker threads (default: one per core)', intArg('--jobs', 1));
+    .option('--procs <n>', 'only C tests with at most <n> processes (no line starting P<n>), as the scripts\' --procs', intArg('--procs', { min: 1, max: 1024 }))
+    .option('-j, --jobs <n>', 'worker threads (default: one per core)', intArg('--jobs', JOBS));
 }
 
 historyOptions(history.command('record'))

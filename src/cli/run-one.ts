@@ -2,7 +2,7 @@
 // plain data (so that worker threads can send it back).
 
 import type { TraceJson } from '../report/trace.js';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { checkSource, type CheckResult } from '../check.js';
 import { getModel, specFiles, unknownModelMessage } from '../../models/index.js';
@@ -12,6 +12,7 @@ import { herdBlock, humanLine } from '../report/herd.js';
 import { suiteMeta, type SuiteMeta } from '../report/suite.js';
 import { loadMacros, MacroFileError, refuseUnknownTags } from '../events/def.js';
 import type { PrimitiveTable } from '../events/primitives.js';
+import { readInputFile } from '../limits.js';
 
 export interface RunOptions {
   model: string;
@@ -131,9 +132,10 @@ export function primitivesFor(opts: Pick<RunOptions, 'macros' | 'model'>, model:
 export async function runOne(file: string, opts: RunOptions): Promise<FileReport> {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readInputFile(file);
   } catch (e) {
-    return failedReport(file, `cannot read: ${(e as Error).message}`);
+    const limit = asLimit(e);
+    return failedReport(file, limit ? limit.message : `cannot read: ${(e as Error).message}`);
   }
   const resolved = runModel(opts);
   if ('error' in resolved) return { ...failedReport(file, resolved.error), error: resolved.error };
@@ -196,7 +198,7 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
       return { file, status: 2, error: e.format(file), errors };
     }
     const limit = asLimit(e);
-    if (limit) return failedReport(file, limit.message);
+    if (limit) return failedReport(file, limit.message, limit.pos);
     const msg = e instanceof Error ? e.message : String(e);
     const detail = process.env.LITMUS_DEBUG && e instanceof Error ? `\n${e.stack}` : '';
     return { ...failedReport(file, `internal error: ${msg} (please report it)`), error: `${file}: internal error: ${msg} (please report it)${detail}` };

@@ -9,6 +9,7 @@ import { effectOf } from '../events/primitives.js';
 import { LimitError } from '../parse/errors.js';
 import { binary32, DIVIDES, unary32 } from '../program/arith.js';
 import { accessedLocation, evalPure, hasLoops, isAddress, pureRegs, type Instr, type Program, type PureExpr, type Thread } from '../program/program.js';
+import { Deadline } from '../limits.js';
 
 /**
  * How many values a location may take before the test is refused. Chained
@@ -199,27 +200,27 @@ function readDerived(th: Thread): Set<number> {
  * registers); otherwise they are read off the code, and the values are
  * found when first asked for: most tests never guess a read's value.
  */
-export function computeDomain(prog: Program): ValueDomain {
+export function computeDomain(prog: Program, deadline = Deadline.none): ValueDomain {
   const fixed = fixedAddresses(prog);
-  const values = fixed ? undefined : boundedValues(prog);
+  const values = fixed ? undefined : boundedValues(prog, deadline);
   const addresses = fixed ?? values!.addresses;
   const nLoc = prog.locations.length;
   const writesFrom = prog.threads.map((th) => {
     const here = th.code.map((ins, pc) => (ins.op === 'prim' && effectOf(ins.prim).writes ? addresses[th.index][pc] : new Set<number>()));
-    return reachableUnion(th.code, here);
+    return reachableUnion(th.code, here, deadline);
   });
   const lockLocs = new Set<number>();
   prog.threads.forEach((th) => th.code.forEach((ins, pc) => {
     if (ins.op === 'prim' && effectOf(ins.prim).object === 'spinlock') for (const l of addresses[th.index][pc]) lockLocs.add(l);
   }));
-  const lockGuards = prog.threads.map((th) => new Map([...lockLocs].map((l) => [l, lockGuard(th.code, addresses[th.index], l)])));
+  const lockGuards = prog.threads.map((th) => new Map([...lockLocs].map((l) => [l, lockGuard(th.code, addresses[th.index], l, deadline)])));
   const locWords = Math.max(1, Math.ceil(nLoc / 32));
   const writesFromBits = writesFrom.map((from) => {
     const bits = new Uint32Array(from.length * locWords);
     from.forEach((locs, pc) => locs.forEach((l) => (bits[pc * locWords + (l >>> 5)] |= 1 << (l & 31))));
     return bits;
   });
-  return new Domain(prog, values, writesFrom, writesFromBits, locWords, lockGuards, addresses);
+  return new Domain(prog, deadline, values, writesFrom, writesFromBits, locWords, lockGuards, addresses);
 }
 
 /**
@@ -230,6 +231,7 @@ export function computeDomain(prog: Program): ValueDomain {
 class Domain implements ValueDomain {
   constructor(
     private readonly prog: Program,
+    private readonly deadline: Deadline,
     private values: ValueAnalysis | undefined,
     readonly writesFrom: Set<number>[][],
     readonly writesFromBits: Uint32Array[],
@@ -238,14 +240,14 @@ class Domain implements ValueDomain {
     readonly addresses: Set<number>[][],
   ) {}
   get mayWrite(): Map<number, Set<number>>[] {
-    this.values ??= boundedValues(this.prog);
+    this.values ??= boundedValues(this.prog, this.deadline);
     return this.values.mayWrite;
   }
 }
 
 /** analyseValues, refused (a LimitError) when a location's values grew past DOMAIN_CAP. */
-function boundedValues(prog: Program): ValueAnalysis {
-  const v = analyseValues(prog);
+function boundedValues(prog: Program, deadline: Deadline): ValueAnalysis {
+  const v = analyseValues(prog, deadline);
   if (!v.bounded) throw new LimitError(`the values this test can compute are unbounded (more than ${DOMAIN_CAP} per location); simplify the arithmetic`);
   return v;
 }
@@ -258,7 +260,7 @@ export interface ValueAnalysis {
 }
 
 /** Every thread run over sets of values, round after round, until nothing new is written. */
-export function analyseValues(prog: Program): ValueAnalysis {
+export function analyseValues(prog: Program, deadline = Deadline.none): ValueAnalysis {
   const values: Set<number>[] = prog.initValues.map((v) => new Set([v]));
   // Lock and SRCU words hold small flags.
   const mayWrite: Map<number, Set<number>>[] = prog.threads.map(() => new Map());
@@ -340,6 +342,7 @@ export function analyseValues(prog: Program): ValueAnalysis {
     let changed = false;
     publish();
     for (const th of prog.threads) {
+      deadline.check('the value analysis');
       if (round > 0 && ![...readLocs[th.index]].some((l) => published.has(l))) continue;
       readLocs[th.index].clear();
       const n = th.code.length;
@@ -498,7 +501,7 @@ export function mayStillWrite(d: ValueDomain, v: number, pc: number, loc: number
  * nothing changes. A lock operation whose address may be L but need not be
  * leads to both states; a lock operation's own write counts as outside.
  */
-function lockGuard(code: Instr[], addresses: Set<number>[], L: number): LockGuard {
+function lockGuard(code: Instr[], addresses: Set<number>[], L: number, deadline: Deadline): LockGuard {
   const n = code.length;
   const sets = () => Array.from({ length: n + 1 }, () => new Set<number>());
   // [not held, held]
@@ -506,6 +509,7 @@ function lockGuard(code: Instr[], addresses: Set<number>[], L: number): LockGuar
   const inside = [sets(), sets()];
   for (let changed = true; changed; ) {
     changed = false;
+    deadline.check('the lock analysis');
     for (let pc = n - 1; pc >= 0; pc--) {
       const ins = code[pc];
       const e = ins.op === 'prim' ? effectOf(ins.prim) : undefined;
@@ -546,11 +550,12 @@ function addAll(to: Set<number>, from: Set<number> | undefined): void {
  * `here` over every instruction reachable from it, itself included: a
  * backward pass over the control-flow graph until nothing changes.
  */
-export function reachableUnion(code: Instr[], here: Set<number>[]): Set<number>[] {
+export function reachableUnion(code: Instr[], here: Set<number>[], deadline = Deadline.none): Set<number>[] {
   const n = code.length;
   const from: Set<number>[] = Array.from({ length: n + 1 }, () => new Set<number>());
   for (let changed = true; changed; ) {
     changed = false;
+    deadline.check('the write analysis');
     for (let pc = n - 1; pc >= 0; pc--) {
       const ins = code[pc];
       const set = from[pc];

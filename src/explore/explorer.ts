@@ -31,10 +31,14 @@ import { result } from './outcomes.js';
 import { advance, initThread } from './schedule.js';
 import { newEvent, newState } from './state.js';
 import { SearchDone, type SpeedMode } from './speedcheck.js';
+import { asLimit, isStackOverflow } from '../parse/errors.js';
+import type { Deadline } from '../limits.js';
 
 export interface ExploreOptions {
   maxExecutions?: number;
   timeoutMs?: number;
+  /** The check's deadline, when it started before the search (else timeoutMs from now). */
+  deadline?: Deadline;
   /** Keep one witnessing execution per final state that satisfies the condition (for traces); 'all': per final state. */
   keepWitnesses?: boolean | 'all';
   /**
@@ -112,6 +116,8 @@ function exploreOnce(prog: Program, model: Model, opts: ExploreOptions): Explore
   try {
     advance(s, 'all');
   } catch (e) {
+    // Out of stack: a limit, at the instruction of the deepest event built.
+    if (isStackOverflow(e)) throw asLimit(e, s.events[s.events.length - 1]?.pos);
     if (!(e instanceof SearchDone)) throw e;
   }
   return result(s);

@@ -12,6 +12,7 @@
 // FinalCheck.decide) is true, false, or not yet known.
 
 import type { Event } from '../events/event.js';
+import type { CondExpr, CondTerm } from '../parse/ast.js';
 import { hasLoops, type Instr, type Program, type StateView } from '../program/program.js';
 import { reachableUnion, type ValueDomain } from './domain.js';
 
@@ -69,7 +70,9 @@ export class ConditionSearch {
     private readonly domain: ValueDomain,
     private readonly mode: SearchMode,
   ) {
-    this.regsFrom = prog.threads.map((th) => reachableUnion(th.code, th.code.map(assigned)));
+    // Only the registers the condition and filter read: a set per instruction of every register would grow as their product.
+    const named = conditionRegisters(prog);
+    this.regsFrom = prog.threads.map((th, t) => reachableUnion(th.code, th.code.map((ins) => assigned(ins, named[t]))));
   }
 
   /**
@@ -117,9 +120,29 @@ export class ConditionSearch {
   }
 }
 
-/** The register an instruction assigns, if any. */
-function assigned(ins: Instr): Set<number> {
+/** The register an instruction assigns, if any and among `wanted`. */
+function assigned(ins: Instr, wanted: Set<number>): Set<number> {
   const out = new Set<number>();
-  if ((ins.op === 'set' || ins.op === 'prim') && ins.dst >= 0) out.add(ins.dst);
+  if ((ins.op === 'set' || ins.op === 'prim') && ins.dst >= 0 && wanted.has(ins.dst)) out.add(ins.dst);
+  return out;
+}
+
+/** Per thread, the registers that the final condition and the filter name. */
+function conditionRegisters(prog: Program): Set<number>[] {
+  const out = prog.threads.map(() => new Set<number>());
+  const term = (t: CondTerm) => {
+    if (t.kind !== 'reg') return;
+    const r = prog.threads[t.thread]?.regs.indexOf(t.name) ?? -1;
+    if (r >= 0) out[t.thread].add(r);
+  };
+  // An explicit stack: a condition may be nested as deep as the parser allows.
+  const todo: CondExpr[] = [prog.test.condition, ...(prog.test.filter ? [prog.test.filter] : [])];
+  for (let c = todo.pop(); c; c = todo.pop()) {
+    if (c.kind === 'eq') {
+      term(c.lhs);
+      term(c.rhs);
+    } else if (c.kind === 'not') todo.push(c.arg);
+    else if (c.kind === 'and' || c.kind === 'or' || c.kind === 'implies') todo.push(c.left, c.right);
+  }
   return out;
 }

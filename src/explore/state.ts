@@ -5,7 +5,7 @@
 // as its first argument; nothing lives in module-level variables.
 
 import type { Event, LockKind } from '../events/event.js';
-import { LimitError } from '../parse/errors.js';
+import { Deadline } from '../limits.js';
 import { prefixChecksFrom } from './prefix.js';
 import type { Instr, PrimInstr, Program } from '../program/program.js';
 import { StructureCache } from '../model/execution.js';
@@ -61,7 +61,7 @@ export interface ExploreState {
   readonly model: Model;
   readonly opts: ExploreOptions;
   readonly domain: ValueDomain;
-  readonly deadline: number;
+  readonly deadline: Deadline;
   readonly maxExecutions: number;
   /** The event stack: the execution built so far, ids are indexes. */
   readonly events: Event[];
@@ -107,14 +107,15 @@ export interface ExploreState {
 
 export function newState(prog: Program, model: Model, opts: ExploreOptions): ExploreState {
   const nLoc = prog.locations.length;
-  const domain = computeDomain(prog);
+  const deadline = opts.deadline ?? Deadline.after(opts.timeoutMs);
+  const domain = computeDomain(prog, deadline);
   return {
     prog,
     isPrim: prog.threads.map((th) => th.code.map((ins) => ins.op === 'prim')),
     model,
     opts,
     domain,
-    deadline: opts.timeoutMs ? Date.now() + opts.timeoutMs : Infinity,
+    deadline,
     maxExecutions: opts.maxExecutions ?? 1_000_000,
     events: [],
     co: Array.from({ length: nLoc }, () => []),
@@ -152,9 +153,7 @@ export function prune(s: ExploreState): void {
 
 /** Stops the exploration once its time is up (checked every 1024 steps). */
 export function tick(s: ExploreState): void {
-  if ((++s.steps & 1023) === 0 && Date.now() > s.deadline) {
-    throw new LimitError(`exploration stopped after ${s.opts.timeoutMs} ms (--timeout)`, true);
-  }
+  if ((++s.steps & 1023) === 0) s.deadline.check('the search');
 }
 
 /** The fields of a new event that its primitive decides. */

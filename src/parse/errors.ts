@@ -23,12 +23,21 @@ export class LitmusError extends Error {
   }
 }
 
-/** An exploration stopped by a limit (executions, time). */
+/** A check stopped by a limit (executions, time, size: src/limits.ts), with a position when one says where. */
 export class LimitError extends Error {
-  /** timedOut: the time limit stopped it (not the candidate cap or the stack). */
-  constructor(message: string, readonly timedOut = false) {
+  constructor(
+    message: string,
+    readonly pos?: Pos,
+    /** The time limit stopped it (not the candidate cap, a size bound or the stack). */
+    readonly timedOut = false,
+  ) {
     super(message);
     this.name = 'LimitError';
+  }
+
+  /** `file:line:col: message`, or `file: message` without a position. */
+  format(file: string): string {
+    return this.pos ? `${file}:${this.pos.line}:${this.pos.col}: ${this.message}` : `${file}: ${this.message}`;
   }
 }
 
@@ -37,14 +46,19 @@ export function fail(message: string, pos: Pos): never {
 }
 
 /**
- * The explorer recurses once per event of an execution, so a thread with
- * very many memory accesses (about a thousand) can exhaust the JavaScript
- * stack: that is a limit of this checker, reported as one.
+ * The explorer recurses once per event of an execution, so an execution of
+ * very many events (about five hundred) can exhaust the JavaScript stack
+ * below LIMITS.primitives: that is a limit of this checker, reported as one
+ * (`at`: where the deepest event came from, when known).
  */
-export function asLimit(e: unknown): LimitError | undefined {
+export function asLimit(e: unknown, at?: Pos): LimitError | undefined {
   if (e instanceof LimitError) return e;
-  if (e instanceof RangeError && /call stack/i.test(e.message)) {
-    return new LimitError('stopped: the exploration ran out of stack (a thread with about a thousand memory accesses or more)');
+  if (isStackOverflow(e)) {
+    return new LimitError('limit: the search ran out of stack (an execution of about five hundred events or more)', at);
   }
   return undefined;
+}
+
+export function isStackOverflow(e: unknown): boolean {
+  return e instanceof RangeError && /call stack/i.test(e.message);
 }

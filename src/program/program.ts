@@ -6,6 +6,7 @@
 import { isStmt, walkStmt, type CondExpr, type CondTerm, type Expr, type InitValue, type LitmusTest, type Pos, type Process, type Stmt, type StructDef } from '../parse/ast.js';
 import { fieldOf, leaves, pointee, SCALAR, sharedVariables, sizeOf, typeName, type CType } from './types.js';
 import { fail, LitmusError } from '../parse/errors.js';
+import { limit, LIMITS } from '../limits.js';
 import { printExpr } from '../parse/printer.js';
 import { binary32, DIVIDES, unary32 } from './arith.js';
 import { addressSlot, argSources, BUILTIN_PRIMITIVES, effectOf, isRunThen, PLAIN_LOAD, PLAIN_STORE, type PrimitiveTable, type Primitive, type RunThen } from '../events/primitives.js';
@@ -214,6 +215,9 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
   const declare = (name: string, type: CType): SharedVar => {
     const known = vars.get(name);
     if (known) return known;
+    if (locations.length + sizeOf(type) > LIMITS.locations) {
+      throw limit(`more than ${LIMITS.locations} shared locations (each is an event of every execution)`, declaredAt(test, name));
+    }
     const v: SharedVar = { base: LOC_BASE + VAR_STRIDE * vars.size, type };
     vars.set(name, v);
     for (const leaf of leaves(type)) {
@@ -267,6 +271,7 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
   const initRegNames = (t: number) => registerInits.filter((ri) => ri.thread === t).map((ri) => ri.name);
   const builders = procs.map((p) => new ThreadBuilder(p.index, { vars, structs }, unroll, primitives, initRegNames(p.index)));
   const threads = builders.map((b, i) => b.build(procs[i].params, procs[i].body));
+  refuseTooManyPrimitives(threads);
   // Location 0, which no name reaches (see Program.zeroLocation): a variable
   // named "0", which no identifier can name.
   let zeroLocation = -1;
@@ -407,9 +412,28 @@ export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program
   };
 }
 
+/** Where a shared variable is first declared: in the initial state, else as a parameter. */
+function declaredAt(test: LitmusTest, name: string): Pos | undefined {
+  return test.init.find((it) => it.thread === null && it.name === name)?.pos ?? test.processes.flatMap((p) => p.params).find((p) => p.name === name)?.pos;
+}
+
+/** LIMITS.primitives: refused at the first primitive call past it. */
+function refuseTooManyPrimitives(threads: Thread[]): void {
+  let n = 0;
+  for (const th of threads) {
+    for (const ins of th.code) {
+      if (ins.op === 'prim' && ++n > LIMITS.primitives) {
+        throw limit(`more than ${LIMITS.primitives} primitive calls in the test (each is an event of the search, which recurses once per event)`, ins.pos);
+      }
+    }
+  }
+}
+
 class ThreadBuilder {
   private code: Instr[] = [];
   private regs: string[] = [];
+  /** Each register's index in regs (indexOf would be quadratic in a thread of 20,000 registers). */
+  private regIds = new Map<string, number>();
   private initRegs: number[] = [];
   private declared = new Set<string>();
   private assigned = new Set<string>();
@@ -461,10 +485,11 @@ class ThreadBuilder {
   }
 
   private reg(name: string): number {
-    let r = this.regs.indexOf(name);
-    if (r < 0) {
+    let r = this.regIds.get(name);
+    if (r === undefined) {
       r = this.regs.length;
       this.regs.push(name);
+      this.regIds.set(name, r);
     }
     return r;
   }

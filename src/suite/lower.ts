@@ -13,6 +13,7 @@ import { walkStmt, type Expr, type Pos, type Stmt, type BinOp } from '../parse/a
 import { effectOf, lookupPrimitive, type Lowered, type PrimitiveInfo } from '../events/primitives.js';
 import { binary32, constant32, DIVIDES, unary32 } from '../program/arith.js';
 import { locTypeOf } from './kernel-decl.js';
+import { LIMITS } from '../limits.js';
 import type { Module, Modules } from './modules.js';
 
 export type LocType = 'int' | 'spinlock_t' | 'srcu_struct';
@@ -180,6 +181,9 @@ class ThreadBuilder {
   readonly observed = new Map<string, string>();
   returned = new Set<string>();
   private depth = 0;
+  /** Calls inlined and statements lowered so far (LIMITS.inlinedCalls, LIMITS.loweredStatements). */
+  private inlined = 0;
+  private lowered = 0;
 
   constructor(private readonly L: Lowerer) {}
 
@@ -250,6 +254,8 @@ class ThreadBuilder {
   private statement(s: Node, scope: Scope, ret: Ret, out: Stmt[]): void {
     const N = this.N;
     const m = scope.module;
+    // What follows an if with a return is lowered into both branches: the count bounds that growth too.
+    if (++this.lowered > LIMITS.loweredStatements) throw this.err(m, s, `limit: more than ${LIMITS.loweredStatements} statements lowered into one thread`);
     if (N.isVariableStatement(s)) {
       const isConst = s.getDeclarationKind() === 'const';
       for (const d of s.getDeclarations()) {
@@ -660,6 +666,7 @@ class ThreadBuilder {
     const m = scope.module;
     if (!N.isFunctionDeclaration(fn)) throw this.err(m, e, 'not a function');
     if (++this.depth > 32) throw this.err(m, e, `calls nested too deep (recursion?) at ${fn.getName()}`);
+    if (++this.inlined > LIMITS.inlinedCalls) throw this.err(m, e, `limit: more than ${LIMITS.inlinedCalls} calls inlined into one thread`);
     const params = fn.getParameters();
     if (args.length !== params.length) throw this.err(m, e, `${fn.getName()} takes ${params.length} argument${params.length === 1 ? '' : 's'}, not ${args.length}`);
     const inner = new Scope(fm);

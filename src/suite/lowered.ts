@@ -16,6 +16,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { homedir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readInputBytes } from '../limits.js';
 import type { Pos } from '../parse/ast.js';
 import type { Suite, SuiteTest } from './read.js';
 
@@ -53,6 +54,7 @@ function readerCode(root: string): string[] {
     ...['read', 'lower', 'modules', 'kernel-decl'].map((f) => join(dist, 'suite', `${f}.js`)),
     join(dist, 'events', 'primitives.js'),
     join(dist, 'parse', 'ast.js'),
+    join(dist, 'limits.js'),
   ];
 }
 
@@ -66,7 +68,7 @@ export function stamp(sources: string[]): string | undefined {
     h.update(`format ${FORMAT}\nversion ${pkg.version}\n`);
     for (const f of [join(root, 'litmus', 'kernel.d.ts'), ...readerCode(root)]) h.update(`${relative(root, f)}\n`).update(readFileSync(f)).update('\n');
     const entryDir = sources.length ? dirname(sources[0]) : '';
-    for (const f of sources) h.update(`${relative(entryDir, f)}\n`).update(readFileSync(f)).update('\n');
+    for (const f of sources) h.update(`${relative(entryDir, f)}\n`).update(readInputBytes(f)).update('\n');
   } catch {
     return undefined;
   }

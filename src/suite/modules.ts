@@ -9,6 +9,7 @@ import { basename, dirname, resolve } from 'node:path';
 import type * as TsMorph from 'ts-morph';
 import type { FunctionDeclaration, Node, Project, SourceFile } from 'ts-morph';
 import type { Pos } from '../parse/ast.js';
+import { readInputFile } from '../limits.js';
 
 export type Morph = typeof TsMorph;
 
@@ -82,7 +83,14 @@ export class Modules {
     const abs = resolve(file);
     const hit = this.cache.get(abs);
     if (hit) return hit;
-    const source = this.project.addSourceFileAtPath(abs);
+    // Read as every input is (a regular file, at most LIMITS.fileBytes), then given to ts-morph.
+    let text: string;
+    try {
+      text = readInputFile(abs);
+    } catch (e) {
+      throw new SuiteError(`cannot read: ${(e as Error).message}`, abs, { line: 1, col: 1 });
+    }
+    const source = this.project.createSourceFile(abs, text, { overwrite: true });
     const m: Module = { file: abs, source, functions: new Map(), exported: new Set(), consts: new Map(), imports: new Map(), stars: [] };
     this.cache.set(abs, m);
     this.scan(m);

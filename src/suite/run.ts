@@ -7,7 +7,7 @@ import { dirname, relative } from 'node:path';
 import { checkTest, type CheckResult } from '../check.js';
 import type { Model } from '../model/model.js';
 import type { PrimitiveTable } from '../events/primitives.js';
-import { LimitError, LitmusError } from '../parse/errors.js';
+import { asLimit, LitmusError } from '../parse/errors.js';
 import type { Pos } from '../parse/ast.js';
 import { getModel, unknownModelMessage } from '../../models/index.js';
 import { herdBlock, humanLine } from '../report/herd.js';
@@ -247,8 +247,11 @@ function checkOne(t: SuiteTest, model: Model, limits: CheckLimits & { speedcheck
     return { result: checkTest(t.test, { model, ...limits, keepWitnesses: witnesses }) };
   } catch (e) {
     if (e instanceof LitmusError) return { error: e.format(t.files.get(e.pos) ?? `${t.scenario}-${t.version}`) };
-    if (e instanceof LimitError) return { error: `${t.scenario} in ${t.version}: ${e.message}` };
-    throw e;
+    const limit = asLimit(e);
+    if (!limit) throw e;
+    // A position of the inlined test is one of the suite's sources.
+    const file = limit.pos && t.files.get(limit.pos);
+    return { error: file ? `${limit.format(file)} (${t.scenario} in ${t.version})` : `${t.scenario} in ${t.version}: ${limit.message}` };
   }
 }
 

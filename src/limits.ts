@@ -1,0 +1,126 @@
+// What this checker bounds, in one place: the size of what it reads, the
+// parts of a test whose cost grows faster than the test (locations, which
+// become initial writes in every candidate and so rows of every relation;
+// primitive calls, each an event of a recursive search), the time a check
+// may take at every stage, and the ranges its command-line numbers take.
+// Past a bound a check stops with a LimitError (exit 2, `file: limit: ...`),
+// never runs out of memory or stack. README's "Limits" says the same.
+
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import type { Pos } from './parse/ast.js';
+import { LimitError } from './parse/errors.js';
+
+export const LIMITS = {
+  /** Largest input file read, in bytes (herd7's tests are a few kilobytes; the largest of the corpora 21 KB). */
+  fileBytes: 1 << 20,
+  /**
+   * Shared locations of a test. Each is an initial write in every candidate
+   * execution, and a candidate's relations are bit matrices over its events:
+   * 4,096 events make 2 MB per relation.
+   */
+  locations: 4096,
+  /**
+   * Primitive calls in a test's code (after lowering; a TypeScript suite's
+   * after inlining). The search recurses once per event of an execution, and
+   * about 500 events exhaust Node's stack; the value analysis keeps a set
+   * per instruction.
+   */
+  primitives: 1000,
+  /** --timeout, in milliseconds: at most setTimeout's largest delay (24.8 days). */
+  timeoutMs: 2 ** 31 - 1,
+  /** --max-executions. */
+  maxExecutions: Number.MAX_SAFE_INTEGER,
+  /** --unroll (herd7's -unroll). */
+  unroll: 10_000,
+  /** Function calls a TypeScript thread may inline, and statements it may lower (the inlining can grow exponentially). */
+  inlinedCalls: 4096,
+  loweredStatements: 100_000,
+} as const;
+
+/** A limit reached, with a position when there is one (timedOut: the --timeout). */
+export function limit(what: string, pos?: Pos, timedOut = false): LimitError {
+  return new LimitError(`limit: ${what}`, pos, timedOut);
+}
+
+/**
+ * The moment a check must stop (its --timeout), read by every stage that
+ * can take long: reading, building the program, the value analysis, the
+ * search, the report. Infinity when there is no timeout.
+ */
+export class Deadline {
+  private constructor(
+    readonly timeoutMs: number | undefined,
+    readonly at: number,
+  ) {}
+
+  static after(timeoutMs: number | undefined): Deadline {
+    return new Deadline(timeoutMs, timeoutMs ? Date.now() + timeoutMs : Infinity);
+  }
+
+  static readonly none = new Deadline(undefined, Infinity);
+
+  /** Throws the timeout's LimitError once the moment has passed. */
+  check(stage: string): void {
+    if (Date.now() > this.at) throw limit(`${stage} stopped after ${this.timeoutMs} ms (--timeout)`, undefined, true);
+  }
+}
+
+/**
+ * Reads an input file as text, refusing before reading what is not a
+ * regular file (a FIFO would block, /dev/zero never ends) or is larger than
+ * LIMITS.fileBytes. The size is checked again on what is read, so a file
+ * that grows meanwhile is refused too. Throws an Error whose message says why.
+ */
+export function readInputFile(file: string): string {
+  return readInputBytes(file).toString('utf8');
+}
+
+/** readInputFile's bytes (herd7's Hash= is computed from them). */
+export function readInputBytes(file: string): Buffer {
+  const st = statSync(file);
+  if (st.isDirectory()) throw new Error('is a folder, not a file');
+  if (!st.isFile()) throw new Error('not a regular file (a device, a FIFO or a socket): not read');
+  if (st.size > LIMITS.fileBytes) throw limit(`${st.size} bytes, more than the ${LIMITS.fileBytes} bytes this checker reads`);
+  // Opened without blocking on a FIFO swapped in since the stat: fstat sees what was opened.
+  const fd = openSync(file, 'r');
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error('not a regular file: not read');
+    const buf = Buffer.alloc(LIMITS.fileBytes + 1);
+    let n = 0;
+    for (let got = 1; got > 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, null);
+    if (n > LIMITS.fileBytes) throw limit(`more than the ${LIMITS.fileBytes} bytes this checker reads`);
+    return buf.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The rule a command-line number follows: a decimal whole number in [min, max]. */
+export interface NumberRule {
+  min: number;
+  max: number;
+  /** What the number counts, for the message ("milliseconds"). */
+  unit?: string;
+}
+
+export const OPTION_RULES = {
+  timeoutMs: { min: 1, max: LIMITS.timeoutMs, unit: 'milliseconds' },
+  maxExecutions: { min: 1, max: LIMITS.maxExecutions },
+  unroll: { min: 0, max: LIMITS.unroll },
+} satisfies Record<string, NumberRule>;
+
+/**
+ * A whole number as the command line writes it (decimal digits only: no
+ * sign, exponent, fraction, hexadecimal, Infinity or NaN), within the rule's
+ * range; else undefined.
+ */
+export function wholeNumberIn(text: string, rule: NumberRule): number | undefined {
+  if (!/^\d+$/.test(text)) return undefined;
+  const n = Number(text);
+  return Number.isSafeInteger(n) && n >= rule.min && n <= rule.max ? n : undefined;
+}
+
+/** The sentence that says what a rule accepts. */
+export function ruleText(rule: NumberRule): string {
+  return `a whole number${rule.unit ? ` of ${rule.unit}` : ''} from ${rule.min} to ${rule.max}`;
+}
