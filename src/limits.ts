@@ -26,6 +26,11 @@ export const LIMITS = {
    * per instruction.
    */
   primitives: 1000,
+  /**
+   * Register-only instructions run on one path of the search: each change
+   * is kept to be undone when the search steps back (five numbers each).
+   */
+  localSteps: 2_000_000,
   /** --timeout, in milliseconds: at most setTimeout's largest delay (24.8 days). */
   timeoutMs: 2 ** 31 - 1,
   /** --max-executions. */

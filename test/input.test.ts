@@ -273,11 +273,11 @@ describe('deep nesting: a result or a positioned message, never a stack overflow
     expect(checkSource(deep('', 'exists (x=1)', ifs), { model: lkmm }).observation).toBe('Always');
   });
 
-  it('a stack overflow (a thread too long for the explorer\'s recursion, ~1,000 accesses) is a limit, not an internal error', () => {
+  it('a stack overflow (an execution too long for the explorer\'s recursion, ~500 events) is a limit, not an internal error', () => {
     // End to end this takes seconds of CPU; the conversion that runOne applies:
     const limit = asLimit(new RangeError('Maximum call stack size exceeded'));
     expect(limit).toBeInstanceOf(LimitError);
-    expect(limit?.message).toBe('stopped: the exploration ran out of stack (a thread with about a thousand memory accesses or more)');
+    expect(limit?.message).toBe('limit: the search ran out of stack (an execution of about five hundred events or more)');
     expect(asLimit(new RangeError('Invalid array length'))).toBeUndefined();
     expect(asLimit(new Error('x'))).toBeUndefined();
   });

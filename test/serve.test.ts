@@ -475,7 +475,7 @@ describe('litmus serve', () => {
     const list = await get('/api/list');
     expect(list.status).toBe(200);
     const r = JSON.parse((await slow).body);
-    expect(r.view.error).toBe('edited test: exploration stopped after 300 ms (--timeout)');
+    expect(r.view.error).toBe('edited test: limit: the search stopped after 300 ms (--timeout)');
     expect(Date.now() - t0).toBeLessThan(20_000);
   });
 });
@@ -607,7 +607,7 @@ describe('litmus serve: the checking threads', () => {
     const checker = new Checker({ limits: { model: 'lkmm', maxExecutions: 1_000_000, timeoutMs: 1 }, threads: 1, graceMs: 0 });
     try {
       const stopped = await checker.check(runaway(), 'big.litmus', true);
-      expect(stopped?.error).toMatch(/^big\.litmus: (stopped after 1 ms|exploration stopped after 1 ms)/);
+      expect(stopped?.error).toMatch(/^big\.litmus: (stopped after 1 ms|limit: .* stopped after 1 ms)/);
       // A fresh thread takes the next check.
       const next = await checker.check(SB, 'sb.litmus', false);
       expect(next?.error ?? next?.observation).toMatch(/Sometimes|stopped after 1 ms/);

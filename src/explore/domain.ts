@@ -18,6 +18,9 @@ import { Deadline } from '../limits.js';
  */
 export const DOMAIN_CAP = 1 << 16;
 
+/** Steps of one thread's pass of the value analysis before it is taken as not settling. */
+const ANALYSIS_STEPS = 1_000_000;
+
 
 export interface ValueDomain {
   /**
@@ -248,7 +251,7 @@ class Domain implements ValueDomain {
 /** analyseValues, refused (a LimitError) when a location's values grew past DOMAIN_CAP. */
 function boundedValues(prog: Program, deadline: Deadline): ValueAnalysis {
   const v = analyseValues(prog, deadline);
-  if (!v.bounded) throw new LimitError(`the values this test can compute are unbounded (more than ${DOMAIN_CAP} per location); simplify the arithmetic`);
+  if (!v.bounded) throw new LimitError(`limit: the values this test can compute are unbounded (more than ${DOMAIN_CAP} per location, or a thread's analysis past ${ANALYSIS_STEPS} steps); simplify the arithmetic or the loops`);
   return v;
 }
 
@@ -375,7 +378,13 @@ export function analyseValues(prog: Program, deadline = Deadline.none): ValueAna
       lastStates[th.index] = states;
       join(0, initialRegs[th.index]);
       let steps = 0;
-      while (work.length > 0 && bounded && steps++ < 100000) {
+      while (work.length > 0 && bounded) {
+        // A pass that does not settle is not cut short silently: its values would be incomplete.
+        if (++steps > ANALYSIS_STEPS) {
+          bounded = false;
+          break;
+        }
+        if ((steps & 1023) === 0) deadline.check('the value analysis');
         const st = states.get(work.pop()!)!;
         const pc = st.pc;
         if (pc >= n) continue;

@@ -6,7 +6,7 @@ import { evalPure, INDEX_FLAG, isSymbolic, type PrimInstr, type PureExpr } from 
 import { execPrim } from './execute.js';
 import { breakDeadlock, pendingStillPossible } from './guesses.js';
 import { finish } from './outcomes.js';
-import { insertAt, prune, removeAt, tick, type ExploreState, type ThreadState } from './state.js';
+import { insertAt, prune, removeAt, tick, tickLocal, type ExploreState, type ThreadState } from './state.js';
 
 export function initThread(s: ExploreState, t: number): ThreadState {
   const th = s.prog.threads[t];
@@ -83,6 +83,7 @@ function runLocal(s: ExploreState, u: number, ts: ThreadState): boolean {
   const code = s.prog.threads[u].code;
   s.trail.start(ts);
   for (;;) {
+    tickLocal(s);
     if (ts.pc >= code.length) {
       ts.done = true;
       s.finalRegs[u] = ts.regs;

@@ -5,7 +5,7 @@
 // as its first argument; nothing lives in module-level variables.
 
 import type { Event, LockKind } from '../events/event.js';
-import { Deadline } from '../limits.js';
+import { Deadline, limit, LIMITS } from '../limits.js';
 import { prefixChecksFrom } from './prefix.js';
 import type { Instr, PrimInstr, Program } from '../program/program.js';
 import { StructureCache } from '../model/execution.js';
@@ -154,6 +154,18 @@ export function prune(s: ExploreState): void {
 /** Stops the exploration once its time is up (checked every 1024 steps). */
 export function tick(s: ExploreState): void {
   if ((++s.steps & 1023) === 0) s.deadline.check('the search');
+}
+
+/**
+ * tick for register-only instructions (runLocal), which also bounds the
+ * trail of their changes kept for undoing: a loop that runs long without
+ * touching memory would otherwise grow it past the memory there is.
+ */
+export function tickLocal(s: ExploreState): void {
+  if ((++s.steps & 1023) === 0) {
+    s.deadline.check('the search');
+    if (s.trail.length > LIMITS.localSteps) throw limit(`more than ${LIMITS.localSteps} register-only steps on one path of the search (a loop that runs long without touching memory)`);
+  }
 }
 
 /** The fields of a new event that its primitive decides. */
