@@ -651,7 +651,8 @@ describe('litmus serve: the checking threads', () => {
 
   it('end a check whose heap outgrows its bound, say so, and check again', async () => {
     const { Checker } = await load();
-    const n = 3000;
+    // Within the counts src/limits.ts allows (1,000 primitive calls), past 16 MB in the write analysis.
+    const n = 900;
     const wide = `C wide\n{ ${Array.from({ length: n }, (_, i) => `x${i}=0;`).join(' ')} }\nP0(${Array.from({ length: n }, (_, i) => `int *x${i}`).join(', ')})\n{\n${Array.from({ length: n }, (_, i) => `\tWRITE_ONCE(*x${i}, 1);`).join('\n')}\n}\nexists (x0=1)\n`;
     const checker = new Checker({ limits: { model: 'lkmm', maxExecutions: 1_000_000, timeoutMs: 60_000 }, threads: 1, memoryMb: 16 });
     try {
