@@ -358,7 +358,7 @@ export interface FixSearch {
 export const MAX_FIXES = 3;
 export const MAX_CHANGES = 3;
 /** At most this many candidate sets are checked (each is a full check). */
-export const MAX_CHECKS = 400;
+export const MAX_CHECKS = 1000;
 
 /**
  * Minimal sets of changes that forbid the condition, cheapest first (then
@@ -397,15 +397,38 @@ export function findFixes(prog: Program, model: Model, all: readonly Change[], l
     if (reach === undefined) return { ...base, fixes: [], checks, stopped: limitHit };
     if (reach) required.push(s);
   }
+  // A CPU that even the strongest changes on all the others leave reaching it: every fix changes it.
+  const cpus = [...new Set(changes.map((c) => c.thread))];
+  const requiredCpus: number[] = [];
+  for (const t of cpus) {
+    const reach = check(strongestExcept((c) => c.thread === t));
+    if (reach === undefined) return { ...base, fixes: [], checks, stopped: limitHit };
+    if (reach) requiredCpus.push(t);
+  }
   const fixes: Change[][] = [];
   const dead: Set<string>[] = [];
+  // The strongest changes at a set's places, checked once per set of places: if they fail, so does every set there.
+  const strongestAt = new Map<string, boolean>();
+  const stop = () => ({ ...base, required, fixes, checks, stopped: `after ${MAX_CHECKS} checks` });
   for (const set of sets) {
     const own = new Set(set.flatMap((c) => c.sites));
-    if (!required.every((s) => own.has(s))) continue;
+    if (!required.every((s) => own.has(s)) || !requiredCpus.every((t) => set.some((c) => c.thread === t))) continue;
     // Not minimal: it holds a fix found, or the same changes made stronger.
     if (fixes.some((f) => f.every((c) => set.some((t) => t === c || (t.strongest && c.sites.every((s) => t.sites.includes(s))))))) continue;
     if (dead.some((d) => [...own].every((s) => d.has(s)))) continue;
-    if (checks >= MAX_CHECKS) return { ...base, required, fixes, checks, stopped: `after ${MAX_CHECKS} checks` };
+    if (!set.every((c) => c.strongest)) {
+      const key = [...own].sort().join(' ');
+      let can = strongestAt.get(key);
+      if (can === undefined) {
+        if (checks >= MAX_CHECKS) return stop();
+        const reach = check(strongestExcept((c) => !c.sites.every((s) => own.has(s))));
+        if (reach === undefined) return { ...base, required, fixes, checks, stopped: limitHit };
+        strongestAt.set(key, (can = !reach));
+        if (reach) dead.push(own);
+      }
+      if (!can) continue;
+    }
+    if (checks >= MAX_CHECKS) return stop();
     const reach = check(set);
     if (reach === undefined) return { ...base, required, fixes, checks, stopped: limitHit };
     if (!reach) {

@@ -338,7 +338,7 @@ export function searchFixes(prog: Program, model: Model, namer: Namer, limits: L
       lines.push(`No change of ${space} forbids it under ${model.name}, not even all of them at once.`);
       return { lines, search };
     }
-    if (search.stopped) lines.push(`No fix found under ${model.name}; the search stopped ${search.stopped} (${search.checks} checks), so a fix of up to ${MAX_CHANGES} changes may exist.`);
+    if (search.stopped) lines.push(`No fix found under ${model.name}: the search of the ${search.sets} sets of up to ${MAX_CHANGES} of ${space} stopped ${search.stopped}, so a fix among those not checked may exist:`);
     else if (search.required.length > MAX_CHANGES) lines.push(`No set of up to ${MAX_CHANGES} changes forbids it under ${model.name}: every fix must change ${search.required.length} places (${search.checks} checks).`);
     else lines.push(`No set of up to ${MAX_CHANGES} of ${space} forbids it under ${model.name} (all ${search.sets} sets searched, ${search.checks} checked; the others cannot succeed):`);
     lines.push(...search.candidates.map((c) => `  - ${c.text}`));
