@@ -187,9 +187,13 @@ function applyOption(opts: HerdOptions, key: string, value: string, where: strin
       else throw unsupported('litmus pictures no execution (none) or one execution that satisfies the proposition (prop)');
       return;
     }
-    case 'nshow':
-      opts.nshow = wholeNumber(key, value);
+    case 'nshow': {
+      const rule = { min: 0, max: Number.MAX_SAFE_INTEGER };
+      const n = wholeNumberIn(value, rule);
+      if (n === undefined) throw new HerdUsageError(`-nshow takes ${ruleText(rule)}, not "${value}"`);
+      opts.nshow = n;
       return;
+    }
     case 'showone':
       if (value === 'true') opts.nshow = 1;
       return;
