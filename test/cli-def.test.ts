@@ -101,4 +101,17 @@ describe('litmus check --macros', () => {
       const builtin = await check(dir, '--macros', 'mine.def', 'SB.litmus');
       expect([builtin.status, builtin.stderr]).toEqual([2, expect.stringMatching(/^mine\.def:1:22: tag "my-order" of my_fence is not among/)]);
     }));
+
+  it('litmus audit --macros judges the test with the file\'s primitives', () =>
+    withDir(async (dir) => {
+      writeFileSync(join(dir, 'SB.litmus'), sb('smp_mb()'));
+      writeFileSync(join(dir, 'weak.def'), 'WRITE_ONCE(X,V) { __store{ONCE}(X,V); }\nREAD_ONCE(X) __load{ONCE}(X)\nsmp_mb() { __fence{barrier}; }\n');
+      const builtin = await runNode([CLI, 'audit', 'SB.litmus'], dir);
+      expect(builtin.stdout).toMatch(/^SB\+fencembonceonces: Never under lkmm; each ordering device weakened alone/);
+      const weak = await runNode([CLI, 'audit', '--macros', 'weak.def', 'SB.litmus'], dir);
+      expect(weak.stdout).toMatch(/^SB\+fencembonceonces: Sometimes under lkmm; nothing to audit/);
+      writeFileSync(join(dir, 'bad.def'), 'smp_mb( {\n');
+      const bad = await runNode([CLI, 'audit', '--macros', 'bad.def', 'SB.litmus'], dir);
+      expect([bad.status, bad.stderr.trim()]).toEqual([2, 'bad.def:1:9: expected a parameter name of smp_mb, found "{"']);
+    }));
 });

@@ -13,6 +13,8 @@ import { auditProgram, auditTable, suiteAuditTable, type AuditResult, type Suite
 import { suiteConfig, suiteMeta, type SuiteMeta } from '../report/suite.js';
 import { resolveInputs } from './inputs.js';
 import { readInputFile } from '../limits.js';
+import { primitivesFor } from './run-one.js';
+import type { PrimitiveTable } from '../events/primitives.js';
 
 interface AuditFlags {
   model: string;
@@ -21,6 +23,8 @@ interface AuditFlags {
   unroll: number;
   maxExecutions: number;
   timeout: number;
+  /** A .def file whose macros are the primitives (else a --conf's macros line, else the built-in table). */
+  macros?: string;
 }
 
 export async function runAudit(inputs: string[], o: AuditFlags): Promise<number> {
@@ -29,6 +33,12 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
     console.error(unknownModelMessage(o.model));
     return 2;
   }
+  const macros = primitivesFor(o, model);
+  if (macros.error) {
+    console.error(macros.error.format());
+    return 2;
+  }
+  const primitives = macros.primitives;
   const { files, folders, missing, suites: tsSuites, unreadable } = resolveInputs(inputs);
   let status = 0;
   for (const m of missing) {
@@ -61,7 +71,7 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
     const version = versionFor(file);
     if (version && meta?.version !== undefined && meta.version !== version) continue;
     try {
-      const prog = buildProgram(parseLitmus(text), { unroll: o.unroll });
+      const prog = buildProgram(parseLitmus(text), { unroll: o.unroll, primitives });
       const audit = auditProgram(prog, model, limits, text.split('\n'));
       // A limit is exit status 2, as for check: on the test itself (nothing audited) or on a weakened copy.
       const limit = audit.limit ?? audit.rows.find((r) => r.limit)?.limit;
@@ -84,7 +94,7 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
   const litmusDone = [...done];
   const tsFolders = new Set(tsSuites.map((e) => resolve(dirname(e))));
   for (const entry of tsSuites) {
-    const r = await auditTsSuite(entry, o, model, limits);
+    const r = await auditTsSuite(entry, o, model, limits, primitives);
     if (r.status) status = 2;
     done.push(...r.done);
     if (r.suite) {
@@ -115,7 +125,7 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
  * under review), each audited as the C it is inlined into (devices are named
  * by its lines, as `litmus export` writes them).
  */
-async function auditTsSuite(entry: string, o: AuditFlags, model: Model, limits: { maxExecutions: number; timeoutMs: number }) {
+async function auditTsSuite(entry: string, o: AuditFlags, model: Model, limits: { maxExecutions: number; timeoutMs: number }, primitives: PrimitiveTable | undefined) {
   const out: { status: number; done: { file: string; meta?: SuiteMeta; audit: AuditResult }[]; suite?: SuiteAudit } = { status: 0, done: [] };
   const { readSuite } = await import('../suite/read.js');
   const { SuiteError } = await import('../suite/modules.js');
@@ -138,7 +148,7 @@ async function auditTsSuite(entry: string, o: AuditFlags, model: Model, limits: 
   for (const t of suite.tests.filter((x) => x.version === version)) {
     const text = printLitmus(t.test);
     try {
-      const audit = auditProgram(buildProgram(parseLitmus(text), { unroll: o.unroll }), model, limits, text.split('\n'));
+      const audit = auditProgram(buildProgram(parseLitmus(text), { unroll: o.unroll, primitives }), model, limits, text.split('\n'));
       const meta = { version, scenario: t.variant ? `${t.scenario} (${t.variant})` : t.scenario };
       out.done.push({ file: `${entry}#${t.test.name}`, meta, audit });
       scenarios.push({ scenario: meta.scenario, audit });

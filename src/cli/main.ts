@@ -88,6 +88,7 @@ addModelOptions(program
   .command('audit')
   .description('weaken each ordering device of a test whose condition is Never, one at a time, and say which are load-bearing')
   .argument('<inputs...>', 'files, folders (a suite: the tests of one version) or bundled test names'))
+  .option('--macros <file.def>', "the primitives as a .def file defines them (herd7's -macros); default: a --conf's macros line, else the built-in table")
   .option('--suite-version <v>', "in a suite folder, the version to audit (default: suite.json's underReview)")
   .option('--json', 'print results as JSON')
   .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll', OPTION_RULES.unroll), 2)
