@@ -5,6 +5,7 @@
 
 import { checkSource } from '../check.js';
 import { getModel, unknownModelMessage } from '../../models/index.js';
+import { primitivesFor } from '../cli/run-one.js';
 import { LimitError, LitmusError } from '../parse/errors.js';
 import { forbiddenPicture, witnessPictures } from '../report/graph.js';
 import { herdBlock, humanLine } from '../report/herd.js';
@@ -44,8 +45,11 @@ export interface TestView {
 export function explainSource(text: string, limits: Limits, full: boolean, file = 'test'): TestView {
   const model = getModel(limits.model);
   if (!model) return { error: unknownModelMessage(limits.model) };
+  // The .def a --conf names (its macros line), read once per thread.
+  const macros = primitivesFor({ model: limits.model }, model);
+  if (macros.error) return { error: macros.error.format() };
   try {
-    const r = checkSource(text, { model, maxExecutions: limits.maxExecutions, timeoutMs: limits.timeoutMs, unroll: limits.unroll, keepWitnesses: full });
+    const r = checkSource(text, { model, maxExecutions: limits.maxExecutions, timeoutMs: limits.timeoutMs, unroll: limits.unroll, keepWitnesses: full, primitives: macros.primitives });
     const view: TestView = {
       name: r.name,
       summary: humanLine(r),
