@@ -360,12 +360,15 @@ describe('declarations and statements', () => {
     expect(body[1].pos).toEqual({ line: 6, col: 2 });
   });
 
-  it('rejects for, do, goto, switch and return with a hint', () => {
-    for (const w of ['for', 'do', 'goto', 'switch', 'return']) {
+  it('rejects goto and switch with a hint, return outside a helper function', () => {
+    for (const w of ['goto', 'switch']) {
       const e = errorOf(`C t\n{}\nP0(int *x)\n{\n  ${w} (;;) ;\n}\nexists (x=1)\n`);
-      expect(e.message).toBe(`"${w}" statements are not supported (use "if" and "while")`);
+      expect(e.message).toBe(`"${w}" statements are not supported (use "if", loops and "break")`);
       expect(e.pos).toEqual({ line: 5, col: 3 });
     }
+    const e = errorOf('C t\n{}\nP0(int *x)\n{\n  return;\n}\nexists (x=1)\n');
+    expect(e.message).toBe('"return" outside a helper function');
+    expect(e.pos).toEqual({ line: 5, col: 3 });
   });
 });
 

@@ -14,6 +14,7 @@ import { printLitmus } from '../parse/printer.js';
 import { BUILTIN_PRIMITIVES, isRunThen, type PrimitiveTable, type RunThen } from '../events/primitives.js';
 import { herdType, isHerdReserved } from './herd7.js';
 import { flattenAggregates } from './flatten.js';
+import { inlineFunctions } from '../program/inline.js';
 import { herdFindings, refusals } from './lint.js';
 
 /** The herd7-readable text of a litmus test given as text (its header kept: comments and Key=Value lines). */
@@ -25,7 +26,7 @@ export function exportLitmus(text: string, table: PrimitiveTable = BUILTIN_PRIMI
 
 /** The herd7-readable text of a test; `header` (comments before the initial state) replaces the Result: stub. */
 export function exportTest(test: LitmusTest, header?: string, table: PrimitiveTable = BUILTIN_PRIMITIVES): string {
-  const lowered = lowerTest(flattenAggregates(test), table);
+  const lowered = lowerTest(flattenAggregates(inlineFunctions(test)), table);
   const renames = reservedRenames(lowered);
   const out = renameTest(lowered, renames);
   const left = refusals(herdFindings(out, undefined, table));
@@ -78,6 +79,23 @@ function lowerStmt(s: Stmt, table: PrimitiveTable): Stmt {
       return { ...s, cond: lowerExpr(s.cond, table), then: lowerStmt(s.then, table), else: s.else && lowerStmt(s.else, table) };
     case 'while':
       return { ...s, cond: lowerExpr(s.cond, table), body: lowerStmt(s.body, table) };
+    case 'for': {
+      // herd7's C has only while: `init; while (cond) { body; step }`, as litmus compiles it.
+      if (jumpsOutOf(s.body)) fail('cannot export for herd7: herd7\'s C has no "break" or "continue"', s.pos);
+      const loop: Stmt = { kind: 'while', cond: s.cond ? lowerExpr(s.cond, table) : { kind: 'num', value: 1, pos: s.pos }, body: { kind: 'block', body: [lowerStmt(s.body, table), ...(s.step ? [lowerStmt(s.step, table)] : [])], pos: s.pos }, pos: s.pos };
+      return { kind: 'block', body: [...(s.init ? [lowerStmt(s.init, table)] : []), loop], pos: s.pos };
+    }
+    case 'do': {
+      // `body; while (cond) body`, as litmus compiles it.
+      if (jumpsOutOf(s.body)) fail('cannot export for herd7: herd7\'s C has no "break" or "continue"', s.pos);
+      const body = lowerStmt(s.body, table);
+      return { kind: 'block', body: [body, { kind: 'while', cond: lowerExpr(s.cond, table), body, pos: s.pos }], pos: s.pos };
+    }
+    case 'break':
+    case 'continue':
+      fail(`cannot export for herd7: herd7's C has no "${s.kind}"`, s.pos);
+    case 'return':
+      fail('"return" outside a helper function', s.pos);
     case 'block':
       return { ...s, body: s.body.map((b) => lowerStmt(b, table)) };
     case 'empty':
@@ -92,6 +110,21 @@ function runThenOf(e: Expr, table: PrimitiveTable): RunThen | undefined {
   if (!info || !('lower' in info)) return undefined;
   const x = info.lower(e.args.map((a) => lowerExpr(a, table)), e.pos);
   return isRunThen(x) ? x : undefined;
+}
+
+/** Whether a loop's body holds a break or continue of its own (not of a loop inside it). */
+function jumpsOutOf(s: Stmt): boolean {
+  switch (s.kind) {
+    case 'break':
+    case 'continue':
+      return true;
+    case 'if':
+      return jumpsOutOf(s.then) || (s.else !== undefined && jumpsOutOf(s.else));
+    case 'block':
+      return s.body.some(jumpsOutOf);
+    default:
+      return false;
+  }
 }
 
 /** `(void)e;`: herd7 takes a value-returning macro as a statement only so. */
@@ -191,9 +224,17 @@ function renameTest(t: LitmusTest, renames: Map<string, string>, seen: (n: strin
         return { ...s, cond: expr(s.cond), then: stmt(s.then), else: s.else && stmt(s.else) };
       case 'while':
         return { ...s, cond: expr(s.cond), body: stmt(s.body) };
+      case 'for':
+        return { ...s, init: s.init && stmt(s.init), cond: s.cond && expr(s.cond), step: s.step && stmt(s.step), body: stmt(s.body) };
+      case 'do':
+        return { ...s, cond: expr(s.cond), body: stmt(s.body) };
+      case 'return':
+        return { ...s, value: s.value && expr(s.value) };
       case 'block':
         return { ...s, body: s.body.map(stmt) };
       case 'empty':
+      case 'break':
+      case 'continue':
         return s;
     }
   };

@@ -175,9 +175,17 @@ function mapStmt(s: Stmt, f: (e: Expr) => Expr): Stmt {
       return { ...s, cond: f(s.cond), then: st(s.then), else: s.else && st(s.else) };
     case 'while':
       return { ...s, cond: f(s.cond), body: st(s.body) };
+    case 'for':
+      return { ...s, init: s.init && st(s.init), cond: s.cond && f(s.cond), step: s.step && st(s.step), body: st(s.body) };
+    case 'do':
+      return { ...s, cond: f(s.cond), body: st(s.body) };
+    case 'return':
+      return { ...s, value: s.value && f(s.value) };
     case 'block':
       return { ...s, body: s.body.map(st) };
     case 'empty':
+    case 'break':
+    case 'continue':
       return s;
   }
 }

@@ -43,12 +43,18 @@ export function herdFindings(test: LitmusTest, text?: string, table: PrimitiveTa
     if (it.value?.kind === 'loc') name(it.value.name, it.pos);
     if (it.type && /\s/.test(it.type.replace(/\s*\*+$/, ''))) add(it.pos, `herd7's initial state takes a one-word type, not "${it.type}"`, true);
   }
+  const helpers = new Set((test.functions ?? []).map((f) => f.name));
+  for (const f of test.functions ?? []) {
+    add(f.pos, `herd7's C has no functions: litmus export inlines ${f.name} at each call`, true);
+    const visitor = lintVisitor(add, name, type, table, helpers);
+    for (const s of f.body) walkStmt(s, visitor);
+  }
   for (const p of test.processes) {
     for (const q of p.params) {
       name(q.name, q.pos);
       type(q.type, q.pos, `parameter "${q.name}"`);
     }
-    const visitor = lintVisitor(add, name, type, table);
+    const visitor = lintVisitor(add, name, type, table, helpers);
     for (const s of p.body) walkStmt(s, visitor);
   }
   // A condition or `locations` naming an element or a field (`a[1]`, `v.f`).
@@ -147,9 +153,11 @@ type Check = (n: string, pos: Pos) => void;
 type TypeCheck = (t: string, pos: Pos, what: string) => void;
 
 /** The checks of one statement or expression; walkStmt visits them all. */
-function lintVisitor(add: Add, name: Check, type: TypeCheck, table: PrimitiveTable): AstVisitor {
+function lintVisitor(add: Add, name: Check, type: TypeCheck, table: PrimitiveTable, helpers: ReadonlySet<string>): AstVisitor {
   return {
     stmt: (s: Stmt) => {
+      if (s.kind === 'for' || s.kind === 'do') add(s.pos, `herd7's C has no "${s.kind}" loop: litmus export writes it as a while loop`, true);
+      if (s.kind === 'break' || s.kind === 'continue') add(s.pos, `herd7's C has no "${s.kind}"`, false);
       if (s.kind === 'decl') {
         name(s.name, s.pos);
         type(s.type, s.pos, `"${s.name}"`);
@@ -160,7 +168,9 @@ function lintVisitor(add: Add, name: Check, type: TypeCheck, table: PrimitiveTab
         }
       }
     },
-    expr: (e: Expr) => lintExpr(e, add, name, type, table),
+    expr: (e: Expr) => {
+      if (!(e.kind === 'call' && helpers.has(e.name))) lintExpr(e, add, name, type, table);
+    },
   };
 }
 
@@ -239,6 +249,9 @@ function lintText(text: string, add: Add): void {
     const prev = body[i - 1];
     if (t.text === '-' && n?.kind === 'num' && adjacent(t, n) && prev && (prev.kind !== 'punct' || prev.text === ')')) {
       add(t.pos, `herd7 reads "-${n.text}" as a negative number, not a subtraction: write "- ${n.text}"`, true);
+    }
+    if (t.kind === 'punct' && (t.text === '+' || t.text === '-') && n?.text === t.text && adjacent(t, n) && prev?.kind !== 'punct') {
+      add(t.pos, `herd7's C has no "${t.text}${t.text}": write "x = x ${t.text} 1"`, true);
     }
     if (t.kind === 'punct' && /^[-+*/|&^]$/.test(t.text) && n?.text === '=' && adjacent(t, n)) {
       add(t.pos, `herd7's C has no "${t.text}=": write "x = x ${t.text} ..."`, true);

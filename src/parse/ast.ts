@@ -30,10 +30,18 @@ export type Stmt =
   | { kind: 'expr'; expr: Expr; pos: Pos }
   | { kind: 'if'; cond: Expr; then: Stmt; else?: Stmt; pos: Pos }
   | { kind: 'while'; cond: Expr; body: Stmt; pos: Pos }
+  /** `for (init; cond; step) body`: `init; while (cond) { body; step }`, a `continue` going to step. */
+  | { kind: 'for'; init?: Stmt; cond?: Expr; step?: Stmt; body: Stmt; pos: Pos }
+  /** `do body while (cond);`: `body; while (cond) body`. */
+  | { kind: 'do'; body: Stmt; cond: Expr; pos: Pos }
+  | { kind: 'break'; pos: Pos }
+  | { kind: 'continue'; pos: Pos }
+  /** `return e;` in a helper function (inlined at each call). */
+  | { kind: 'return'; value?: Expr; pos: Pos }
   | { kind: 'block'; body: Stmt[]; pos: Pos }
   | { kind: 'empty'; pos: Pos };
 
-const STMT_KINDS: ReadonlySet<string> = new Set(['decl', 'assign', 'expr', 'if', 'while', 'block', 'empty']);
+const STMT_KINDS: ReadonlySet<string> = new Set(['decl', 'assign', 'expr', 'if', 'while', 'for', 'do', 'break', 'continue', 'return', 'block', 'empty']);
 
 /** Whether a node is a statement (the kinds of statements and expressions are distinct). */
 export const isStmt = (x: Expr | Stmt): x is Stmt => STMT_KINDS.has(x.kind);
@@ -41,6 +49,15 @@ export const isStmt = (x: Expr | Stmt): x is Stmt => STMT_KINDS.has(x.kind);
 export interface Param {
   type: string;
   name: string;
+  pos: Pos;
+}
+
+/** `static int f(int *x, int v) { ... }`, defined before the processes and inlined at each call. */
+export interface FunctionDef {
+  name: string;
+  returnType: string;
+  params: Param[];
+  body: Stmt[];
   pos: Pos;
 }
 
@@ -115,6 +132,8 @@ export interface LitmusTest {
   init: InitItem[];
   /** Struct types the initial state defines. */
   structs?: StructDef[];
+  /** Helper functions defined before the processes. */
+  functions?: FunctionDef[];
   processes: Process[];
   locations: LocationRef[];
   filter?: CondExpr;
@@ -153,6 +172,22 @@ export function walkStmt(s: Stmt, v: AstVisitor): void {
     case 'while':
       expr(s.cond);
       walkStmt(s.body, v);
+      return;
+    case 'for':
+      if (s.init) walkStmt(s.init, v);
+      if (s.cond) expr(s.cond);
+      if (s.step) walkStmt(s.step, v);
+      walkStmt(s.body, v);
+      return;
+    case 'do':
+      walkStmt(s.body, v);
+      expr(s.cond);
+      return;
+    case 'return':
+      if (s.value) expr(s.value);
+      return;
+    case 'break':
+    case 'continue':
       return;
     case 'block':
       for (const b of s.body) walkStmt(b, v);

@@ -56,6 +56,8 @@ export function tokenize(text: string, startOffset = 0, startPos: Pos = { line: 
   let depth = 0;
   let inBody = false;
   let afterProc = false;
+  /** Top-level blocks so far: the first is the initial state, those after it bodies (helper functions, processes). */
+  let blocks = 0;
   /** Moves i to `to`, counting lines and columns on the way. */
   const moveTo = (to: number) => {
     for (; i < to; i++) {
@@ -146,7 +148,8 @@ export function tokenize(text: string, startOffset = 0, startPos: Pos = { line: 
     toks.push({ kind: 'punct', text: p, pos });
     // Inside a process body `(*x)` is code; elsewhere `(*` opens a comment.
     if (p === '{') {
-      if (depth === 0 && afterProc) inBody = true;
+      if (depth === 0 && (afterProc || blocks > 0)) inBody = true;
+      if (depth === 0) blocks++;
       afterProc = false;
       depth++;
     } else if (p === '}') {

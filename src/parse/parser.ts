@@ -1,6 +1,6 @@
 import type {
   BinOp, CondExpr, CondTerm, Expr, InitItem, InitValue, LitmusTest, LocationRef, Param, Pos,
-  Process, Quantifier, Stmt, StructDef,
+  FunctionDef, Process, Quantifier, Stmt, StructDef,
 } from './ast.js';
 import { constant32, unary32 } from '../program/arith.js';
 import { fail } from './errors.js';
@@ -127,6 +127,8 @@ class Parser {
     const { arch, name, info, offset, pos } = readHeader(text);
     this.toks = tokenize(text, offset, pos);
     const init = this.parseInit();
+    const functions: FunctionDef[] = [];
+    while (this.atFunctionDef()) functions.push(this.parseFunctionDef(functions));
     const processes: Process[] = [];
     for (;;) {
       // herd7 allows `void P0(...)`.
@@ -152,7 +154,7 @@ class Parser {
     if (this.tok.kind !== 'eof') this.unexpected('end of test after the final condition');
     return {
       arch, name, info, result: headerResult(text), init, processes, locations, filter, quantifier, condition,
-      conditionPos, ...(this.structs.length ? { structs: this.structs } : {}),
+      conditionPos, ...(this.structs.length ? { structs: this.structs } : {}), ...(functions.length ? { functions } : {}),
     };
   }
 
@@ -339,6 +341,44 @@ class Parser {
     fail('expected an initial value (a number or a variable name)', pos);
   }
 
+  // ------------------------------------------------------------- functions
+  /** `static int f(...) {`, `void g(...) {`: a helper function before the processes. */
+  private atFunctionDef(): boolean {
+    if (this.tok.kind !== 'ident' || /^P\d+$/.test(this.tok.text)) return false;
+    if (this.is('void') && /^P\d+$/.test(this.peek().text)) return false;
+    let k = 0;
+    while (this.peek(k).kind === 'ident' && (['static', 'inline'].includes(this.peek(k).text) || TYPE_WORDS.has(this.peek(k).text))) {
+      k += this.peek(k).text === 'struct' ? 2 : 1;
+      while (this.peek(k).text === '*') k++;
+    }
+    return k > 0 && this.peek(k).kind === 'ident' && !/^P\d+$/.test(this.peek(k).text) && this.peek(k + 1).text === '(';
+  }
+
+  private parseFunctionDef(known: FunctionDef[]): FunctionDef {
+    const pos = this.tok.pos;
+    while (this.accept('static') || this.accept('inline'));
+    let returnType = this.parseTypeWords();
+    while (this.accept('*')) returnType += ' *';
+    const nameTok = this.ident('a function name');
+    if (known.some((f) => f.name === nameTok.text)) fail(`function ${nameTok.text} is defined twice`, nameTok.pos);
+    this.expect('(');
+    const params: Param[] = [];
+    if (this.is('void') && this.peek().text === ')') this.next();
+    while (!this.is(')')) {
+      const ppos = this.tok.pos;
+      let type = this.parseTypeWords();
+      while (this.accept('*')) type += ' *';
+      const name = this.ident('a parameter name').text;
+      if (!type) fail(`parameter "${name}" needs a type, e.g. "int ${name}"`, ppos);
+      params.push({ type, name, pos: ppos });
+      if (!this.accept(',')) break;
+    }
+    this.expect(')', '")" closing the parameters');
+    if (!this.is('{')) this.unexpected('"{" opening the function\'s body');
+    const block = this.parseBlock();
+    return { name: nameTok.text, returnType, params, body: block.kind === 'block' ? block.body : [block], pos };
+  }
+
   // ------------------------------------------------------------- processes
   private parseProcess(): Process {
     const t = this.next();
@@ -425,14 +465,44 @@ class Parser {
       const body = this.single(this.parseStmt());
       return [{ kind: 'while', cond, body, pos }];
     }
-    if (this.is('for') || this.is('do') || this.is('goto') || this.is('switch') || this.is('return')) {
-      fail(`"${this.tok.text}" statements are not supported (use "if" and "while")`, pos);
+    if (this.accept('for')) {
+      this.expect('(', '"(" after "for"');
+      const init = this.is(';') ? undefined : this.single(this.simpleStmt());
+      this.expect(';', '";" after the loop\'s initialisation');
+      const cond = this.is(';') ? undefined : this.parseExpr();
+      this.expect(';', '";" after the loop\'s condition');
+      const step = this.is(')') ? undefined : this.single(this.simpleStmt());
+      this.expect(')', '")" closing the loop\'s header');
+      const body = this.single(this.parseStmt());
+      return [{ kind: 'for', init, cond, step, body, pos }];
+    }
+    if (this.accept('do')) {
+      const body = this.single(this.parseStmt());
+      this.expect('while', '"while" after the body of "do"');
+      this.expect('(', '"(" after "while"');
+      const cond = this.parseExpr();
+      this.expect(')', '")" closing the condition');
+      this.expect(';', '";" after "do ... while (...)"');
+      return [{ kind: 'do', body, cond, pos }];
+    }
+    if (this.accept('break') || this.accept('continue')) {
+      const kind = this.toks[this.i - 1].text as 'break' | 'continue';
+      this.expect(';', `";" after "${kind}"`);
+      return [{ kind, pos }];
+    }
+    if (this.accept('return')) {
+      const value = this.is(';') ? undefined : this.parseExpr();
+      this.expect(';', '";" after "return"');
+      return [{ kind: 'return', value, pos }];
+    }
+    if (this.is('goto') || this.is('switch')) {
+      fail(`"${this.tok.text}" statements are not supported (use "if", loops and "break")`, pos);
     }
     const e = this.parseExpr();
     if (this.accept('=')) {
       const value = this.parseExpr();
       this.expect(';', '";" after the assignment');
-      if (e.kind !== 'name' && e.kind !== 'deref') fail('cannot assign to this expression', e.pos);
+      if (e.kind !== 'name' && e.kind !== 'deref' && e.kind !== 'index' && e.kind !== 'field') fail('cannot assign to this expression', e.pos);
       return [{ kind: 'assign', target: e, value, pos }];
     }
     for (const op of ['+=', '-=', '|=', '&=', '^=']) {
@@ -445,7 +515,46 @@ class Parser {
         return [{ kind: 'assign', target: e, value, pos }];
       }
     }
+    if ((this.is('+') || this.is('-')) && this.peek().text === this.tok.text) {
+      const op = this.next().text as BinOp;
+      this.next();
+      this.expect(';', '";" after the statement');
+      return [{ kind: 'assign', target: e, value: { kind: 'binary', op, left: e, right: { kind: 'num', value: 1, pos }, pos }, pos }];
+    }
     this.expect(';', '";" after the statement');
+    return [{ kind: 'expr', expr: e, pos }];
+  }
+
+  /** A for loop's initialisation or step: a declaration, an assignment or an expression, without its ";". */
+  private simpleStmt(): Stmt[] {
+    const pos = this.tok.pos;
+    if (this.isTypeStart()) {
+      const type = this.parseTypeWords();
+      let stars = '';
+      while (this.accept('*')) stars += '*';
+      const name = this.ident('a register name').text;
+      const init = this.accept('=') ? this.parseExpr() : undefined;
+      return [{ kind: 'decl', type: type + (stars ? ' ' + stars : ''), name, init, pos }];
+    }
+    const e = this.parseExpr();
+    if (this.accept('=')) {
+      if (e.kind !== 'name' && e.kind !== 'deref' && e.kind !== 'index' && e.kind !== 'field') fail('cannot assign to this expression', e.pos);
+      return [{ kind: 'assign', target: e, value: this.parseExpr(), pos }];
+    }
+    for (const op of ['+=', '-=', '|=', '&=', '^=']) {
+      if (this.is(op[0]) && this.peek().text === '=') {
+        this.next();
+        this.next();
+        const rhs = this.parseExpr();
+        return [{ kind: 'assign', target: e, value: this.sized<Expr>({ kind: 'binary', op: op[0] as BinOp, left: e, right: rhs, pos }, pos, e, rhs), pos }];
+      }
+    }
+    if ((this.is('+') || this.is('-')) && this.peek().text === this.tok.text) {
+      // `i++`, `i--`
+      const op = this.next().text as BinOp;
+      this.next();
+      return [{ kind: 'assign', target: e, value: { kind: 'binary', op, left: e, right: { kind: 'num', value: 1, pos }, pos }, pos }];
+    }
     return [{ kind: 'expr', expr: e, pos }];
   }
 
@@ -491,6 +600,8 @@ class Parser {
       if (prec === undefined || prec < minPrec) break;
       // `a = b` is handled by statements; `x & y` vs `&=`: compound ops are statements.
       if (this.peek().text === '=' && ['+', '-', '|', '&', '^'].includes(t.text)) break;
+      // `i++`, `i--`: statements too.
+      if ((t.text === '+' || t.text === '-') && this.peek().text === t.text && this.peek().pos.line === t.pos.line && this.peek().pos.col === t.pos.col + 1) break;
       this.next();
       const right = this.parseExpr(prec + 1);
       left = this.sized<Expr>({ kind: 'binary', op: t.text as BinOp, left, right, pos: t.pos }, t.pos, left, right);

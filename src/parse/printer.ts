@@ -55,6 +55,17 @@ function printStmt(s: Stmt, indent: string): string[] {
     }
     case 'while':
       return [`${indent}while (${printExpr(s.cond)})`, ...printBody(s.body, indent)];
+    case 'for': {
+      const part = (x: Stmt | undefined) => (x ? printStmt(x, '').join(' ').replace(/;$/, '') : '');
+      return [`${indent}for (${part(s.init)}; ${s.cond ? printExpr(s.cond) : ''}; ${part(s.step)})`, ...printBody(s.body, indent)];
+    }
+    case 'do':
+      return [`${indent}do`, ...printBody(s.body, indent), `${indent}while (${printExpr(s.cond)});`];
+    case 'break':
+    case 'continue':
+      return [`${indent}${s.kind};`];
+    case 'return':
+      return [`${indent}return${s.value ? ` ${printExpr(s.value)}` : ''};`];
   }
 }
 
@@ -112,6 +123,10 @@ export function printLitmus(t: LitmusTest, header?: string): string {
     out.push(`\t${type}${lhs}${dims}${value};`);
   }
   out.push('}', '');
+  for (const f of t.functions ?? []) {
+    out.push(`static ${f.returnType} ${f.name}(${f.params.map((q) => `${q.type} ${q.name}`).join(', ')})`);
+    out.push('{', ...f.body.flatMap((s) => printStmt(s, '\t')), '}', '');
+  }
   for (const p of t.processes) {
     out.push(`P${p.index}(${p.params.map((q) => `${q.type.replace(/ \*/g, '*').replace(/^(\S+?)(\*+)$/, '$1 $2')}${q.name}`).join(', ')})`);
     out.push('{', ...p.body.flatMap((s) => printStmt(s, '\t')), '}', '');

@@ -4,6 +4,7 @@
 // can make in a test is reported with its position before exploring.
 
 import { isStmt, walkStmt, type CondExpr, type CondTerm, type Expr, type InitValue, type LitmusTest, type Pos, type Process, type Stmt, type StructDef } from '../parse/ast.js';
+import { inlineFunctions } from './inline.js';
 import { fieldOf, leaves, pointee, SCALAR, sharedVariables, sizeOf, typeName, type CType } from './types.js';
 import { fail, LitmusError } from '../parse/errors.js';
 import { limit, LIMITS } from '../limits.js';
@@ -202,7 +203,9 @@ export interface BuildOptions {
   primitives?: PrimitiveTable;
 }
 
-export function buildProgram(test: LitmusTest, opts: BuildOptions = {}): Program {
+export function buildProgram(written: LitmusTest, opts: BuildOptions = {}): Program {
+  // Helper functions are inlined at each call; the program is that of the test so written.
+  const test = inlineFunctions(written);
   const unroll = opts.unroll ?? 2;
   const structs = test.structs ?? [];
   const primitives = opts.primitives ?? BUILTIN_PRIMITIVES;
@@ -439,6 +442,8 @@ class ThreadBuilder {
   private assigned = new Set<string>();
   private params = new Set<string>();
   private paramTypes = new Map<string, string>();
+  /** The loops being compiled, innermost last: where their `break`s and `continue`s jump. */
+  private loops: { breaks: number[]; continues: number[] }[] = [];
   /** Registers' declared types (what a pointer register points to, for `p->f` and `p[i]`). */
   private declTypes = new Map<string, string>();
   private temps = 0;
@@ -546,7 +551,9 @@ class ThreadBuilder {
         return;
       }
       case 'if': {
-        this.emit({ op: 'ctrlpush' });
+        // An if that jumps out (break, continue) keeps its control dependency to the loop's end (see loop).
+        const structured = !jumpsOut(s);
+        if (structured) this.emit({ op: 'ctrlpush' });
         const cond = this.expr(s.cond);
         const br = this.emit({ op: 'branch', cond, ifFalse: -1 });
         this.stmt(s.then);
@@ -558,28 +565,71 @@ class ThreadBuilder {
         } else {
           (this.code[br] as { ifFalse: number }).ifFalse = this.code.length;
         }
-        this.emit({ op: 'ctrlpop' });
+        if (structured) this.emit({ op: 'ctrlpop' });
         return;
       }
-      case 'while': {
-        // Unrolled, iteration k is nested in the ifs of iterations 1..k-1:
-        // its events depend on all their conditions; what follows the loop
-        // on none of them.
-        this.emit({ op: 'ctrlpush' });
-        const counter = this.temp();
-        this.emit({ op: 'set', dst: counter, e: { k: 'const', v: 0 } });
-        const head = this.code.length;
-        const cond = this.expr(s.cond);
-        const br = this.emit({ op: 'branch', cond, ifFalse: -1 });
-        this.emit({ op: 'loopcheck', counter, bound: this.unroll, pos: s.pos });
-        this.stmt(s.body);
-        this.emit({ op: 'set', dst: counter, e: { k: 'bin', op: '+', a: { k: 'reg', r: counter }, b: { k: 'const', v: 1 } } });
-        this.emit({ op: 'jump', target: head });
-        (this.code[br] as { ifFalse: number }).ifFalse = this.code.length;
-        this.emit({ op: 'ctrlpop' });
+      case 'while':
+        this.loop(s.cond, s.body, undefined, false, s.pos);
+        return;
+      case 'for':
+        if (s.init) this.stmt(s.init);
+        this.loop(s.cond, s.body, s.step, false, s.pos);
+        return;
+      case 'do':
+        this.loop(s.cond, s.body, undefined, true, s.pos);
+        return;
+      case 'break':
+      case 'continue': {
+        const loop = this.loops[this.loops.length - 1];
+        if (!loop) fail(`"${s.kind}" outside a loop`, s.pos);
+        (s.kind === 'break' ? loop.breaks : loop.continues).push(this.emit({ op: 'jump', target: -1 }));
         return;
       }
+      case 'return':
+        fail('"return" outside a helper function', s.pos);
     }
+  }
+
+  /**
+   * A loop: `while (cond) body`, with `step` after the body (a for loop's,
+   * where `continue` goes) and, for `do`, the body once before (`do s while
+   * (c)` is `s; while (c) s`). Unrolled, iteration k is nested in the ifs of
+   * iterations 1..k-1: its events depend on all their conditions; what
+   * follows the loop on none of them. Past --unroll iterations the path is
+   * cut (herd's "Loop"), never counted. `break` jumps past the loop,
+   * `continue` to the step; an `if` that holds either keeps its condition's
+   * control dependency to the iteration's end (what follows it runs only
+   * as that condition allows).
+   */
+  private loop(cond: Expr | undefined, body: Stmt, step: Stmt | undefined, bodyFirst: boolean, pos: Pos): void {
+    this.emit({ op: 'ctrlpush' });
+    const counter = this.temp();
+    this.emit({ op: 'set', dst: counter, e: { k: 'const', v: 0 } });
+    const patch = (jumps: number[], target: number) => {
+      for (const j of jumps) (this.code[j] as { target: number }).target = target;
+    };
+    const exits: number[] = [];
+    if (bodyFirst) {
+      const first = { breaks: exits, continues: [] as number[] };
+      this.loops.push(first);
+      this.stmt(body);
+      this.loops.pop();
+      patch(first.continues, this.code.length);
+    }
+    const head = this.code.length;
+    const br = this.emit({ op: 'branch', cond: cond ? this.expr(cond) : { k: 'const', v: 1 }, ifFalse: -1 });
+    this.emit({ op: 'loopcheck', counter, bound: this.unroll, pos });
+    const ctx = { breaks: exits, continues: [] as number[] };
+    this.loops.push(ctx);
+    this.stmt(body);
+    this.loops.pop();
+    patch(ctx.continues, this.code.length);
+    if (step) this.stmt(step);
+    this.emit({ op: 'set', dst: counter, e: { k: 'bin', op: '+', a: { k: 'reg', r: counter }, b: { k: 'const', v: 1 } } });
+    this.emit({ op: 'jump', target: head });
+    (this.code[br] as { ifFalse: number }).ifFalse = this.code.length;
+    patch(exits, this.code.length);
+    this.emit({ op: 'ctrlpop' });
   }
 
   /** Lowers an expression; memory accesses inside it become instructions. */
@@ -793,6 +843,21 @@ class ThreadBuilder {
   }
 }
 
+/** Whether a statement holds a `break` or `continue` of the loop around it (not of a loop inside it). */
+function jumpsOut(s: Stmt): boolean {
+  switch (s.kind) {
+    case 'break':
+    case 'continue':
+      return true;
+    case 'if':
+      return jumpsOut(s.then) || (s.else !== undefined && jumpsOut(s.else));
+    case 'block':
+      return s.body.some(jumpsOut);
+    default:
+      return false;
+  }
+}
+
 function collectAssigned(body: Stmt[], out: Set<string>): void {
   const walk = (s: Stmt) => {
     switch (s.kind) {
@@ -807,6 +872,12 @@ function collectAssigned(body: Stmt[], out: Set<string>): void {
         if (s.else) walk(s.else);
         break;
       case 'while':
+      case 'do':
+        walk(s.body);
+        break;
+      case 'for':
+        if (s.init) walk(s.init);
+        if (s.step) walk(s.step);
         walk(s.body);
         break;
       default:
