@@ -688,9 +688,9 @@ class ThreadBuilder {
     }
   }
 
-  /** What a name points to: a shared variable's type (a parameter or a variable named in code is its address), a pointer register's declared target. */
+  /** What a name points to: a parameter's shared variable's type (the parameter holds its address), a pointer register's declared target. */
   private pointsTo(name: string, pos: Pos): CType | undefined {
-    if (!this.declared.has(name) && !this.assigned.has(name) || this.params.has(name)) {
+    if (this.params.has(name)) {
       const v = this.scope.vars.get(name);
       if (v) return v.type;
     }
@@ -700,18 +700,13 @@ class ThreadBuilder {
 
   /**
    * The address of a location written as an lvalue (`*p`, `a[i]`, `v.f`,
-   * `p->f`, nested) and its type when known. \`v.f\` with v a shared variable
-   * (a parameter or not) is its field, as \`v->f\` is.
+   * `p->f`, nested) and its type when known. \`v.f\` with v a parameter is
+   * its variable's field, as \`v->f\` is.
    */
   private lvalue(e: Expr): { addr: PureExpr; type: CType | undefined } {
     switch (e.kind) {
       case 'deref':
         return { addr: this.expr(e.arg), type: e.arg.kind === 'name' ? this.pointsTo(e.arg.name, e.pos) : undefined };
-      case 'name': {
-        const v = this.scope.vars.get(e.name);
-        if (v && !this.declared.has(e.name) && !this.assigned.has(e.name)) return { addr: { k: 'const', v: v.base }, type: v.type };
-        break;
-      }
       case 'index': {
         const { ptr, elem, bound } = this.arrayOf(e.base);
         const size = sizeOf(elem);
@@ -759,7 +754,7 @@ class ThreadBuilder {
     }
     const p = this.pointerTo(base);
     if (p.type?.k === 'array') return { ptr: p.addr, elem: p.type.elem, bound: p.type.n };
-    if (p.type) return { ptr: p.addr, elem: p.type, bound: base.kind === 'name' && this.scope.vars.has(base.name) ? 1 : undefined };
+    if (p.type) return { ptr: p.addr, elem: p.type, bound: base.kind === 'name' && this.params.has(base.name) ? 1 : undefined };
     return { ptr: p.addr, elem: SCALAR };
   }
 
