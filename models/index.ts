@@ -78,6 +78,6 @@ export function getModel(spec: string): Model | undefined {
 /** The compiled model of the files, or the built-in LKMM under the files' name when they are the kernel's. */
 function modelOfFiles(files: ModelFiles): Model {
   const compiled = compileModelFiles(files);
-  if (compiled.compiled.fingerprint !== KERNEL_LKMM_FINGERPRINT || files.skipChecks.length > 0) return compiled;
+  if (files.compiled || compiled.compiled.fingerprint !== KERNEL_LKMM_FINGERPRINT || files.skipChecks.length > 0) return compiled;
   return { ...lkmm, name: compiled.name, description: `${compiled.description} (the kernel's LKMM: litmus's built-in copy)` };
 }

@@ -28,6 +28,8 @@ export interface ModelFiles {
   skipChecks: string[];
   /** Whether an included file is looked for beside the file that includes it first (litmus's commands; not herd7). */
   besideIncluder?: boolean;
+  /** Run the compiled files even when they are the kernel's (for comparisons: bench/cat.ts). */
+  compiled?: boolean;
 }
 
 /** Keys of a .cfg that litmus follows; any other key is herd's picture styling or search tuning. */
