@@ -7,6 +7,7 @@
 
 import type { Model } from '../src/model/model.js';
 import { compileModelFiles } from './cat/model.js';
+import { loadMacros, MacroFileError, tagsUnknownToBuiltinModels } from '../src/events/def.js';
 import type { ModelFiles } from './cat/files.js';
 import { lkmm } from './lkmm.js';
 import { sc } from './sc.js';
@@ -59,6 +60,16 @@ export function specFiles(spec: string): ModelFiles | undefined {
  */
 export const KERNEL_LKMM_FINGERPRINT = '5858bfd31aaccb8625a7c661c50f892e08587904dd333b74a1d8dcf3300307e7';
 
+/** Whether a .def gives events tags the built-in models do not know (a broken .def is reported where it is read). */
+function macrosHaveNewTags(path: string): boolean {
+  try {
+    return tagsUnknownToBuiltinModels(loadMacros(path)).length > 0;
+  } catch (e) {
+    if (e instanceof MacroFileError) return false;
+    throw e;
+  }
+}
+
 /** Compiled models by spec: each file set is read and compiled once per process. */
 const compiledBySpec = new Map<string, Model>();
 
@@ -79,5 +90,7 @@ export function getModel(spec: string): Model | undefined {
 function modelOfFiles(files: ModelFiles): Model {
   const compiled = compileModelFiles(files);
   if (files.compiled || compiled.compiled.fingerprint !== KERNEL_LKMM_FINGERPRINT || files.skipChecks.length > 0) return compiled;
+  // A .def with tags the built-in copy does not know: the files' own model gives them their meaning.
+  if (files.macros !== undefined && macrosHaveNewTags(files.macros)) return compiled;
   return { ...lkmm, name: compiled.name, description: `${compiled.description} (the kernel's LKMM: litmus's built-in copy)` };
 }

@@ -252,6 +252,18 @@ describe.skipIf(!HAVE_LKMM || !haveCorpus)("edits of the kernel's files are foll
     expect(v1.stderr).toContain('-variant lkmmv1');
   });
 
+  it("a .def with a tag the built-in copy does not know runs the files' own model, even when the .cat and .bell are the kernel's", async () => {
+    const d = mkdtempSync(join(dir, 'newtag-'));
+    copyLkmm(d);
+    writeFileSync(join(d, 'linux-kernel.def'), `${readFileSync(join(d, 'linux-kernel.def'), 'utf8')}\nmy_fence() { __fence{my-order}; }\n`);
+    const sb = readFileSync(join(kernel, 'SB+fencembonceonces.litmus'), 'utf8').replaceAll('smp_mb()', 'my_fence()');
+    writeFileSync(join(d, 'SB+my.litmus'), sb);
+    const r = await litmusCli(['check', '--conf', join(d, 'linux-kernel.cfg'), join(d, 'SB+my.litmus')]);
+    expect(r.stderr).toBe('');
+    // The kernel's model does not mention the tag: the fence orders nothing.
+    expect(r.stdout).toMatch(/Observation SB\+fencembonceonces Sometimes 1 3/);
+  });
+
   it('a file of garbage in place of linux-kernel.cat is one positioned error, exit 2', async () => {
     const d = mkdtempSync(join(dir, 'garbage-'));
     copyLkmm(d);
