@@ -40,8 +40,8 @@ export interface CompiledCat {
   base: Map<string, number>;
   /** Tags the model's enums declare. */
   tags: Set<string>;
-  /** The variants the model tests (`if "lkmmv2"`), for reporting. */
-  variantsTested: Set<string>;
+  /** The variants the model tests (`if "lkmmv2"`), each where it is first tested. */
+  variantsTested: Map<string, CatPos>;
   /** Every file read, for messages. */
   files: string[];
   /**
@@ -62,7 +62,7 @@ const MAX_INCLUDE_DEPTH = 32;
 export function compileCat(mains: { path: string; text: string }[], source: ModelSource, variants: ReadonlySet<string>): CompiledCat {
   const files: string[] = [];
   const flat: CatInstr[] = [];
-  const variantsTested = new Set<string>();
+  const variantsTested = new Map<string, CatPos>();
   let title: string | undefined;
   const expand = (list: CatInstr[], depth: number) => {
     for (const ins of list) {
@@ -75,7 +75,7 @@ export function compileCat(mains: { path: string; text: string }[], source: Mode
         else throw new ModelError(`Cannot find file ${ins.file}`, ins.pos);
       } else if (ins.kind === 'if' && ins.cond.kind === 'variant') {
         // Variants are known before the model runs: only the branch taken is read.
-        variantsTested.add(ins.cond.name);
+        if (!variantsTested.has(ins.cond.name)) variantsTested.set(ins.cond.name, ins.cond.pos);
         expand(variants.has(ins.cond.name) ? ins.then : ins.otherwise, depth);
       } else {
         flat.push(ins);
@@ -97,7 +97,7 @@ export function compileCat(mains: { path: string; text: string }[], source: Mode
   for (const m of mains) title = load(m.text, m.path, 0, []).title ?? title;
   digest.update(`variants:${[...variants].sort().join(',')}`);
   const compiled = resolve(flat, files, title, digest.digest('hex'));
-  for (const v of variantsTested) compiled.variantsTested.add(v);
+  for (const [v, at] of variantsTested) if (!compiled.variantsTested.has(v)) compiled.variantsTested.set(v, at);
   return compiled;
 }
 
@@ -125,7 +125,7 @@ class Resolver {
   readonly slots: CompiledCat['slots'] = [];
   readonly base = new Map<string, number>();
   readonly tags = new Set<string>();
-  readonly variantsTested = new Set<string>();
+  readonly variantsTested = new Map<string, CatPos>();
   /** The slot each top-level name now means. */
   readonly top = new Map<string, number>();
   /** Depth of `try` bodies being resolved: an unknown name there is not an error. */
@@ -267,7 +267,7 @@ class Resolver {
   }
 
   condition(c: Condition, _locals: Locals): void {
-    if (c.kind === 'variant') this.variantsTested.add(c.name);
+    if (c.kind === 'variant' && !this.variantsTested.has(c.name)) this.variantsTested.set(c.name, c.pos);
   }
 
   /** Resolves instructions of a procedure body (locals: its parameters and its own lets). */

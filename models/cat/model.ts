@@ -34,6 +34,7 @@ export function compileModelFiles(files: ModelFiles): CatModel {
   const mains = [...(files.bell ? [files.bell] : []), files.cat].map((path) => ({ path, text: readModelText(path) }));
   const variants = new Set(files.variants);
   const compiled = compileCat(mains, fileSource(files.searchDirs, files.besideIncluder ?? false), variants);
+  refuseLegacyEvents(compiled, variants);
   const opts = { variants, skipChecks: new Set(files.skipChecks) };
   // Which checks judge prefixes depends on which sets the program can produce (lock operations).
   const safeByProgram = new WeakMap<Program, ReadonlySet<number>>();
@@ -70,6 +71,21 @@ export function compileModelFiles(files: ModelFiles): CatModel {
       return scratch(() => explainCheck(compiled, runOf(x), x, axiom));
     },
   };
+}
+
+/**
+ * Without the variant lkmmv2, herd7 builds its legacy LKMM events (explicit
+ * fences around fully ordered RMWs, the .def's tags ignored): litmus builds
+ * lkmmv2's only, so a model that tests for lkmmv2 (the kernel's bell) is
+ * refused without it rather than answered with other events.
+ */
+function refuseLegacyEvents(compiled: CompiledCat, variants: ReadonlySet<string>): void {
+  const at = compiled.variantsTested.get('lkmmv2');
+  if (!at || variants.has('lkmmv2')) return;
+  throw new ModelError(
+    'this model tests the variant lkmmv2, which is not set: without it herd7 builds its legacy LKMM events (explicit fences around fully ordered RMWs, the .def\'s tags ignored), which litmus does not; give the variant lkmmv2 (-variant lkmmv2, --variant lkmmv2; the kernel\'s linux-kernel.cfg sets it)',
+    at,
+  );
 }
 
 /** The base sets a program's code never produces: lock.cat's events, in a test that takes no lock. */

@@ -109,9 +109,6 @@ function herdDirs(opts: HerdOptions): string[] {
  */
 function settleModel(opts: HerdOptions): string {
   const f = opts.modelFiles;
-  if (f.variants.includes('lkmmv1')) {
-    throw new HerdUsageError('-variant lkmmv1: herd7\'s legacy LKMM events (explicit fences around fully ordered RMWs, the .def\'s tags ignored) are not modelled by litmus; use lkmmv2');
-  }
   if (f.cat === undefined) {
     if (f.bell !== undefined) throw new HerdUsageError(`-bell ${f.bell}: a bell file needs a model (-model or -conf)`);
     return 'lkmm';
@@ -132,16 +129,9 @@ function settleModel(opts: HerdOptions): string {
   return filesSpec({ cat, bell, macros, variants: f.variants, searchDirs: dirs, skipChecks: f.skipChecks, besideIncluder: false });
 }
 
-/** -variant lkmmv1 and lkmmv2 are one choice (the last given wins); other variants add up. */
+/** Variants add up, as in herd7 (with lkmmv2 among them, herd7 7.58 builds lkmmv2's events whatever else is given). */
 function addVariants(list: string[], value: string): void {
-  for (const v of value.split(',').map((x) => x.trim()).filter(Boolean)) {
-    if (v === 'lkmmv1' || v === 'lkmmv2') {
-      const other = v === 'lkmmv1' ? 'lkmmv2' : 'lkmmv1';
-      const i = list.indexOf(other);
-      if (i >= 0) list.splice(i, 1);
-    }
-    if (!list.includes(v)) list.push(v);
-  }
+  for (const v of value.split(',').map((x) => x.trim()).filter(Boolean)) if (!list.includes(v)) list.push(v);
 }
 
 function applyOption(opts: HerdOptions, key: string, value: string, where: string): void {
