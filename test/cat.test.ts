@@ -270,6 +270,18 @@ describe.skipIf(!HAVE_LKMM || !haveCorpus)("edits of the kernel's files are foll
     expect(r.stdout).toMatch(/Observation SB\+fencembonceonces Sometimes 1 3/);
   });
 
+  it("a lock.cat whose lock reads may read from more than lock.cat's rules allow is refused at its with, not undercounted", async () => {
+    const d = edited('ru', 'lock.cat', /\(\(\(UL \* \{e\}\) & po-loc\) \\\n\t+\(\[UL\] ; po-loc ; \[UL\] ; po-loc\)\)/, '((UL * {e}) & po-loc)');
+    // P0's spin_is_locked() may now read its first unlock, which lock.cat (and the explorer) never offer.
+    const test = join(d, 'RU.litmus');
+    writeFileSync(test, `C RU\n\n{}\n\nP0(spinlock_t *l)\n{\n\tint r0;\n\n\tspin_lock(l);\n\tspin_unlock(l);\n\tspin_lock(l);\n\tspin_unlock(l);\n\tr0 = spin_is_locked(l);\n}\n\nP1(spinlock_t *l)\n{\n\tspin_lock(l);\n\tspin_unlock(l);\n}\n\nexists (0:r0=0)\n`);
+    const before = await litmusCli(['check', '--model', LKMM_DIR, test]);
+    expect(before.status).toBe(0);
+    const r = await litmusCli(['check', '--conf', join(d, 'linux-kernel.cfg'), test]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/lock\.cat:\d+:\d+: with \.\.\. from: this model lets a lock read \(RU\) read from an event litmus's explorer never offers it/);
+  });
+
   it('a file of garbage in place of linux-kernel.cat is one positioned error, exit 2', async () => {
     const d = mkdtempSync(join(dir, 'garbage-'));
     copyLkmm(d);

@@ -11,7 +11,9 @@
 // own rf and co contain. A candidate no element matches is not one of the
 // model's; two matching elements are refused as ambiguous.
 
+import type { Event } from '../../src/events/event.js';
 import type { Execution } from '../../src/model/execution.js';
+import { lockReadMayTake } from '../../src/explore/locks.js';
 import { EventSet, lasting, Relation } from '../../src/relation/relation.js';
 import type { CatExpr, CatInstr, CatPos, Condition, Pattern } from './ast.js';
 import { dynamicBase, elementsOf, NATIVES, staticBase, type NativeContext } from './builtins.js';
@@ -477,6 +479,7 @@ class Evaluator implements NativeContext {
     }
     let acc = new Relation(n);
     for (const part of c.parts) {
+      this.refuseUnbuiltSources(part, pos);
       const chosen = this.choose(part, pos, truth);
       if (!chosen) return null;
       const r = asRelOrNull(chosen, n);
@@ -484,6 +487,34 @@ class Evaluator implements NativeContext {
       acc = acc.or(r);
     }
     return relValue(acc);
+  }
+
+  /**
+   * The choices of a `cross` part must be sources the explorer builds for
+   * the read they go to (a lock read: lock.cat's rules, see
+   * lockReadMayTake; any other read: any write to its location): a choice
+   * it never builds would be a candidate litmus never counts.
+   */
+  private refuseUnbuiltSources(part: Value, pos: CatPos): void {
+    if (part.kind !== 'values') return;
+    const events = this.x.events;
+    for (const choice of part.elems) {
+      const r = asRelOrNull(choice, this.x.n);
+      if (!r) continue;
+      r.forEach((w, rd) => {
+        const read = events[rd];
+        const write = events[w];
+        if (read.kind !== 'R' || write.kind !== 'W' || read.loc !== write.loc) {
+          throw new ModelError('with ... from: a candidate relation that is not reads-from (a write to a read of its location): litmus builds only rf and co candidates', pos);
+        }
+        if (!read.lock || read.lock === 'LKR') return;
+        const own = openOrLastOwn(events, read);
+        const built = own.open >= 0 ? w === own.open : lockReadMayTake(read.lock, write, read.thread, own.lastUnlock);
+        if (!built) {
+          throw new ModelError(`with ... from: this model lets a lock read (${read.lock}) read from an event litmus's explorer never offers it (lock.cat's rules decide those sources); litmus cannot enumerate these candidates`, pos);
+        }
+      });
+    }
   }
 
   /** Whether a test's condition holds. */
@@ -498,6 +529,21 @@ class Evaluator implements NativeContext {
     }
     return ins.negated ? !ok : ok;
   }
+}
+
+/** The lock write of the read's own open critical section, and its thread's last unlock before it (or -1). */
+function openOrLastOwn(events: readonly Event[], read: Event): { open: number; lastUnlock: number } {
+  let open = -1;
+  let lastUnlock = -1;
+  for (const e of events) {
+    if (e.thread !== read.thread || e.loc !== read.loc || e.poIndex >= read.poIndex) continue;
+    if (e.lock === 'LKW') open = e.id;
+    if (e.lock === 'UL') {
+      open = -1;
+      lastUnlock = e.id;
+    }
+  }
+  return { open, lastUnlock };
 }
 
 function dedupe(vs: Value[], n: number): Value[] {

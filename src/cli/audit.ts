@@ -15,6 +15,7 @@ import { resolveInputs } from './inputs.js';
 import { readInputFile } from '../limits.js';
 import { primitivesFor } from './run-one.js';
 import type { PrimitiveTable } from '../events/primitives.js';
+import { ModelError } from '../../models/cat/lexer.js';
 
 interface AuditFlags {
   model: string;
@@ -85,6 +86,7 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
     } catch (e) {
       if (e instanceof LitmusError) console.error(e.format(file));
       else if (e instanceof LimitError) console.error(e.format(file));
+      else if (e instanceof ModelError) console.error(e.format());
       else console.error(`${file}: internal error: ${e instanceof Error ? e.message : String(e)} (please report it)`);
       status = 2;
     }

@@ -16,6 +16,7 @@ import { herdBlock } from '../report/herd.js';
 import { herdHashLines, HashError } from '../report/hash.js';
 import type { HerdOptions, Speed } from './herd7-args.js';
 import type { Model } from '../model/model.js';
+import { ModelError } from '../../models/cat/lexer.js';
 
 export interface HerdTestOutput {
   /** What goes to stdout (empty when the test was skipped or failed). */
@@ -79,6 +80,7 @@ export function checkOne(file: string, opts: HerdOptions, seen: SeenTests, how: 
     if (e instanceof LitmusError) return { output: '', warnings: userErrors(file, e), failed: true };
     const limit = asLimit(e);
     if (limit) return { ...failure(`: ${limit.message}`), stopped: limit.timedOut ? 'timeout' : 'limit' };
+    if (e instanceof ModelError) return { output: '', warnings: [e.format()], failed: true };
     return failure(`: internal error: ${e instanceof Error ? e.message : String(e)} (please report it)`);
   }
   const cpu = process.cpuUsage(cpu0);

@@ -120,12 +120,26 @@ export function lockRead(s: ExploreState, t: number, ts: ThreadState, loc: numbe
     r.rf = -1;
   } else if (kind === 'RU') {
     const lastOwnUL = lastOwnUnlock(s, t, loc, r.id);
-    chooseSource(s, t, r, (w) => (w.thread === -1 || (w.lock === 'UL' && (w.thread !== t || w.id === lastOwnUL))), k, 'UL');
+    chooseSource(s, t, r, (w) => lockReadMayTake('RU', w, t, lastOwnUL), k, 'UL');
   } else {
-    chooseSource(s, t, r, (w) => w.lock === 'LKW' && w.thread !== t, k, 'LKW');
+    chooseSource(s, t, r, (w) => lockReadMayTake(kind, w, t, -1), k, 'LKW');
   }
   popEvent(s, r);
   ts.po = saved;
+}
+
+/**
+ * The writes a lock read of thread t outside its own critical sections is
+ * built reading (lock.cat's rules): a failed trylock or a true
+ * spin_is_locked() another thread's lock write; a false spin_is_locked()
+ * the initial value, another thread's unlock, or its own last unlock
+ * (`lastOwnUL`). Inside its own critical section a lock read reads that
+ * section's lock write. A model read from files that offers other sources
+ * is refused (models/cat/evaluate.ts).
+ */
+export function lockReadMayTake(kind: LockKind, w: Pick<Event, 'thread' | 'lock' | 'id'>, t: number, lastOwnUL: number): boolean {
+  if (kind === 'RU') return w.thread === -1 || (w.lock === 'UL' && (w.thread !== t || w.id === lastOwnUL));
+  return w.lock === 'LKW' && w.thread !== t;
 }
 
 /** Thread t's last unlock of loc before event `before`, or -1. */

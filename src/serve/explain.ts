@@ -12,6 +12,7 @@ import { herdBlock, humanLine } from '../report/herd.js';
 import { suiteMeta, type SuiteMeta } from '../report/suite.js';
 import { svgPicture } from '../report/svg.js';
 import { traceReport } from '../report/trace.js';
+import { ModelError } from '../../models/cat/lexer.js';
 
 export interface Limits {
   model: string;
@@ -80,6 +81,7 @@ export function explainSource(text: string, limits: Limits, full: boolean, file 
   } catch (e) {
     if (e instanceof LitmusError) return { error: e.format(file) };
     if (e instanceof LimitError) return { error: `${file}: ${e.message}` };
+    if (e instanceof ModelError) return { error: e.message };
     return { error: `${file}: internal error: ${e instanceof Error ? e.message : String(e)} (please report it)` };
   }
 }
