@@ -135,6 +135,15 @@ describe('a model of the user\'s own', () => {
     expect(garbage.stderr).toMatch(/package\.json:\d+:\d+: /);
   });
 
+  it('a model without coherence allows incoherent executions: the explorer leaves coherence to the model', () => {
+    writeFileSync(join(dir, 'anything.cat'), '"anything goes"\n');
+    const any = compileModelFiles({ cat: join(dir, 'anything.cat'), variants: [], searchDirs: [dir], skipChecks: [] });
+    const corr = litmus('CoRR', ['\tWRITE_ONCE(*x, 1);', '\tint r0;\n\tint r1;\n\tr0 = READ_ONCE(*x);\n\tr1 = READ_ONCE(*x);'], 'exists (1:r0=1 /\\ 1:r1=0)');
+    expect(checkSource(corr, { model: sc }).observation).toBe('Never');
+    const r = checkSource(corr, { model: any });
+    expect(`${r.observation} ${r.states.length}`).toBe('Sometimes 4');
+  });
+
   it('a model that includes itself is a loop, not a crash', async () => {
     writeFileSync(join(dir, 'self.cat'), 'include "self.cat"\n');
     const r = await litmusCli(['check', '--model', join(dir, 'self.cat'), join(dir, 'SB.litmus')]);

@@ -61,6 +61,8 @@ export function compileModelFiles(files: ModelFiles): CatModel {
     // No pruning of the explorer's own (see the header): every branch is explored.
     mayCycleThrough: () => true,
     lockOrders: () => false,
+    // Coherence and atomicity are this model's to judge: the explorer builds incoherent candidates too.
+    judgesCoherence: true,
     prefixSafeFor,
     check(x: Execution, o?: { prefix?: boolean }): Verdict {
       // A prefix is judged only by the checks that can only grow with it (models/cat/monotone.ts).

@@ -34,6 +34,12 @@ export interface Model {
    */
   lockOrders(a: Event, b: Event): boolean;
   /**
+   * The explorer keeps only coherent, atomic candidates (po-loc | com
+   * acyclic, RMWs atomic) unless the model says it judges that itself: a
+   * model read from files may allow what those axioms forbid.
+   */
+  judgesCoherence?: boolean;
+  /**
    * `prefix`: the execution is a part of a larger one, being built; the
    * model may check only its cheaper axioms (an answer of consistent is
    * then only a "maybe").
