@@ -5,11 +5,12 @@
 // Usage: node dist/bench/cat.js [--lkmm DIR] [--budget-s S] [--max-n N]
 // herd7 is not run here (bench/run.ts puts it beside litmus where installed).
 
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { filesSpec, getModel } from '../models/index.js';
 import { lkmm } from '../models/lkmm.js';
 import type { Model } from '../src/model/model.js';
+import { resolveInputs } from '../src/cli/inputs.js';
 import { checkSource, type CheckResult } from '../src/check.js';
 import { FAMILIES } from './families.js';
 
@@ -38,10 +39,6 @@ function cpu<T>(f: () => T): [T, number] {
 
 const summary = (r: CheckResult) => `${r.observation} ${r.positive} ${r.negative} ${r.flags.join(',')}`;
 
-function litmusFiles(d: string): string[] {
-  return readdirSync(d, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? litmusFiles(join(d, e.name)) : e.name.endsWith('.litmus') ? [join(d, e.name)] : []);
-}
 
 function both(text: string, timeoutMs: number): { builtin: number; compiled: number; consistent: number; same: boolean } | undefined {
   try {
@@ -62,7 +59,7 @@ for (const f of FAMILIES) both(f.make(f.minN + 1), 5000);
 
 const corpus = resolve('../shared/corpus');
 try {
-  const files = [...litmusFiles(join(corpus, 'herd-linux')), ...litmusFiles(join(corpus, 'kernel'))];
+  const files = resolveInputs([join(corpus, 'herd-linux'), join(corpus, 'kernel')]).files;
   let tb = 0;
   let tc = 0;
   let n = 0;

@@ -3,19 +3,13 @@
 // verdict, counts, states and flags must be identical.
 // Usage: node dist/scripts/cat-compare.js [--lkmm DIR] [--timeout MS] DIR...
 
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { lkmm } from '../models/lkmm.js';
 import { compileModelFiles } from '../models/cat/model.js';
 import { ModelError } from '../models/cat/lexer.js';
+import { resolveInputs } from '../src/cli/inputs.js';
 import { checkSource, type CheckResult } from '../src/check.js';
-
-function litmusFiles(dir: string): string[] {
-  const st = statSync(dir);
-  if (st.isFile()) return [dir];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? litmusFiles(join(dir, e.name)) : e.name.endsWith('.litmus') ? [join(dir, e.name)] : []);
-}
 
 const summary = (r: CheckResult) =>
   `${r.observation} ${r.positive} ${r.negative} [${r.flags.join(',')}] ${r.states.map((s) => s.bindings.map((b) => b.join('=')).join(' ')).join(' | ')}`;
@@ -45,7 +39,7 @@ let differ = 0;
 let skipped = 0;
 let tBuiltin = 0;
 let tCompiled = 0;
-for (const file of dirs.flatMap(litmusFiles)) {
+for (const file of resolveInputs(dirs).files) {
   const text = readFileSync(file, 'utf8');
   let a: CheckResult;
   let b: CheckResult;

@@ -4,7 +4,7 @@
 // model options of litmus check and litmus herd7.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseCat } from '../models/cat/parser.js';
@@ -14,6 +14,7 @@ import { getModel, KERNEL_LKMM_FINGERPRINT } from '../models/index.js';
 import { lkmm } from '../models/lkmm.js';
 import { sc } from '../models/sc.js';
 import type { CatExpr } from '../models/cat/ast.js';
+import { resolveInputs } from '../src/cli/inputs.js';
 import { checkSource, type CheckResult } from '../src/check.js';
 import { SHAPES, type Shape } from './shapes.js';
 import { CLI, copyLkmm, HAVE_LKMM, LKMM_DIR, litmus, ROOT, runNode } from './util.js';
@@ -159,10 +160,6 @@ function litmusCli(args: string[]) {
 const corpus = join(ROOT, '..', 'shared', 'corpus');
 const haveCorpus = existsSync(join(corpus, 'kernel'));
 
-function litmusFiles(d: string): string[] {
-  return readdirSync(d, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? litmusFiles(join(d, e.name)) : e.name.endsWith('.litmus') ? [join(d, e.name)] : []);
-}
 
 const kernelFiles = () => ({
   cat: join(LKMM_DIR, 'linux-kernel.cat'), bell: join(LKMM_DIR, 'linux-kernel.bell'), variants: ['lkmmv2'],
@@ -176,7 +173,7 @@ describe.skipIf(!HAVE_LKMM)("the kernel's LKMM files, compiled", () => {
 
   it.skipIf(!haveCorpus)('give output identical to the built-in model on every test of the kernel corpus', () => {
     const compiled = compileModelFiles(kernelFiles());
-    const files = [...litmusFiles(join(corpus, 'herd-linux')), ...litmusFiles(join(corpus, 'kernel'))];
+    const files = resolveInputs([join(corpus, 'herd-linux'), join(corpus, 'kernel')]).files;
     expect(files.length).toBeGreaterThan(130);
     for (const f of files) {
       const text = readFileSync(f, 'utf8');

@@ -63,11 +63,12 @@ export function staticBase(x: Execution, tagSets: ReadonlyMap<string, string>): 
   return out;
 }
 
-/** The dynamic base values of a candidate: herd's rf (no lock reads), co among W, fr, the final writes. */
-export function dynamicBase(x: Execution): Map<string, Value> {
-  const locks = lockSets(x);
-  const reads = x.sets.R.minus(locks.reads);
-  const writes = x.sets.W.minus(locks.writes);
+/**
+ * The dynamic base values of a candidate: herd's rf (no lock reads), co
+ * among W, fr, the final writes. `reads` and `writes` are the structure's
+ * base R and W (staticBase), which leave lock operations out.
+ */
+export function dynamicBase(x: Execution, reads: EventSet, writes: EventSet): Map<string, Value> {
   const rf = x.rel.rf.restrict(undefined, reads);
   const co = x.rel.co.restrict(writes, writes);
   return new Map<string, Value>([

@@ -130,8 +130,6 @@ class Resolver {
   readonly top = new Map<string, number>();
   /** Depth of `try` bodies being resolved: an unknown name there is not an error. */
   private inTry = 0;
-  /** Stage of the expression being resolved (the latest stage of any slot it reads). */
-  private stage: Stage = 'static';
 
   constructor() {
     for (const [name, stage] of BASE_NAMES) this.bindBase(name, stage);
@@ -163,18 +161,9 @@ class Resolver {
     return slot;
   }
 
-  /** Resolves an expression; returns its stage. */
+  /** Resolves an expression; returns its stage (dynamic if it reads a dynamic definition anywhere). */
   expr(e: CatExpr, locals: Locals): Stage {
-    const saved = this.stage;
-    this.stage = 'static';
-    this.walk(e, locals);
-    const s = this.stage as Stage;
-    this.stage = saved === 'dynamic' || s === 'dynamic' ? 'dynamic' : 'static';
-    return s;
-  }
-
-  private read(slot: number): void {
-    if (this.slots[slot].stage === 'dynamic') this.stage = 'dynamic';
+    return this.walk(e, locals).dynamic ? 'dynamic' : 'static';
   }
 
   /**
@@ -204,7 +193,6 @@ class Resolver {
       return { dynamic: false, local: false };
     }
     e.ref = { kind: 'slot', slot };
-    this.read(slot);
     return { dynamic: this.slots[slot].stage === 'dynamic', local: false };
   }
 
@@ -228,8 +216,8 @@ class Resolver {
         return [sub(e.fn), sub(e.arg)];
       case 'fun': {
         const [, r] = sub(e.body, withNames(locals, patternNames(e.param)));
-        // A function reads what its body reads (its parameters are its own).
-        return [[e.body, { dynamic: r.dynamic, local: r.local && this.readsOuterLocal(e.body, locals) }]];
+        // A function reads what its body reads; its own parameters aside, conservatively any local in scope.
+        return [[e.body, { dynamic: r.dynamic, local: r.local && locals.size > 0 }]];
       }
       case 'let': {
         const names = e.bindings.flatMap((b) => patternNames(b.pattern));
@@ -250,7 +238,7 @@ class Resolver {
         return [[e.body, { ...body[1], local: true }], sub(e.otherwise)];
       }
       case 'if':
-        this.condition(e.cond, locals);
+        this.condition(e.cond);
         return [sub(e.then), sub(e.otherwise), ...(e.cond.kind === 'variant' ? [] : [sub(e.cond.left), sub(e.cond.right)])];
       case 'match-tag':
         return [sub(e.subject), ...e.clauses.map((c) => sub(c.body)), ...(e.fallback ? [sub(e.fallback)] : [])];
@@ -261,12 +249,7 @@ class Resolver {
     }
   }
 
-  /** Conservatively: a function body reads a local of an enclosing scope (not hoisted then). */
-  private readsOuterLocal(_body: CatExpr, locals: Locals): boolean {
-    return locals.size > 0;
-  }
-
-  condition(c: Condition, _locals: Locals): void {
+  condition(c: Condition): void {
     if (c.kind === 'variant' && !this.variantsTested.has(c.name)) this.variantsTested.set(c.name, c.pos);
   }
 

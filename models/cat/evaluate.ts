@@ -15,7 +15,7 @@ import type { Event } from '../../src/events/event.js';
 import type { Execution } from '../../src/model/execution.js';
 import { lockReadMayTake } from '../../src/explore/locks.js';
 import { EventSet, lasting, Relation } from '../../src/relation/relation.js';
-import type { CatExpr, CatInstr, CatPos, Condition, Pattern } from './ast.js';
+import type { Binding, CatExpr, CatInstr, CatPos, Condition, Pattern } from './ast.js';
 import { dynamicBase, elementsOf, NATIVES, staticBase, type NativeContext } from './builtins.js';
 import { patternNames, tagSetName, type CompiledCat } from './compile.js';
 import { ModelError } from './lexer.js';
@@ -153,25 +153,13 @@ class Evaluator implements NativeContext {
 
   /** let rec: functions see themselves; other values are the least fixpoint from empty. */
   private defineRec(ins: CatInstr & { kind: 'let' }, slots: number[]): void {
-    const allFuns = ins.bindings.every((b) => b.expr.kind === 'fun');
     for (const s of slots) this.slots[s] = EMPTY;
-    if (allFuns) {
-      ins.bindings.forEach((b, k) => {
-        this.slots[slots[k]] = this.expr(b.expr, null);
-      });
-      return;
-    }
-    // Each binding sees the values the bindings before it just got (herd's order).
-    for (let round = 0; ; round++) {
-      if (round > 10_000) throw new ModelError('let rec: no fixpoint reached', ins.pos);
-      let changed = false;
-      ins.bindings.forEach((b, k) => {
-        const v = this.expr(b.expr, null);
-        if (!sameValue(v, this.slots[slots[k]]!, this.x.n)) changed = true;
+    solveRec(ins.bindings, ins.pos, this.x.n, (b) => this.expr(b.expr, null), {
+      get: (k) => this.slots[slots[k]]!,
+      set: (k, v) => {
         this.slots[slots[k]] = v;
-      });
-      if (!changed) return;
-    }
+      },
+    });
   }
 
   apply(fn: Value, arg: Value, pos: CatPos): Value {
@@ -200,7 +188,7 @@ class Evaluator implements NativeContext {
       case 'tag':
         return { kind: 'tag', name: e.name };
       case 'explicit':
-        return this.explicit(e.elems.map((x) => this.expr(x, locals)), e.pos);
+        return this.explicit(e.elems.map((x) => this.expr(x, locals)));
       case 'tuple':
         return { kind: 'tuple', elems: e.elems.map((x) => this.expr(x, locals)) };
       case 'unary':
@@ -288,39 +276,30 @@ class Evaluator implements NativeContext {
   }
 
   private letRecIn(e: CatExpr & { kind: 'let' }, locals: Locals | null): Value {
-    const names = e.bindings.flatMap((b) => patternNames(b.pattern));
-    // Cells the bindings see: functions see themselves, other values iterate to a fixpoint.
-    const cells: Locals[] = [];
+    // One cell per binding, in scope in every binding and in the body.
     let inner = locals;
-    for (const name of names) {
-      if (name === null) continue;
+    const cells = e.bindings.map((b) => {
+      const name = patternNames(b.pattern)[0];
+      if (name === null) return null;
       inner = { name, value: EMPTY, next: inner };
-      cells.push(inner);
-    }
-    const allFuns = e.bindings.every((b) => b.expr.kind === 'fun');
-    // Each binding sees the values the bindings before it just got (herd's order).
-    for (let round = 0; ; round++) {
-      if (round > 10_000) throw new ModelError('let rec: no fixpoint reached', e.pos);
-      let changed = false;
-      e.bindings.forEach((b) => {
-        const v = this.expr(b.expr, inner);
-        const cell = cells.find((c) => c.name === patternNames(b.pattern)[0]);
-        if (!cell) return;
-        if (!allFuns && !sameValue(v, cell.value, this.x.n)) changed = true;
-        cell.value = v;
-      });
-      if (allFuns || !changed) break;
-    }
+      return inner;
+    });
+    solveRec(e.bindings, e.pos, this.x.n, (b) => this.expr(b.expr, inner), {
+      get: (k) => cells[k]?.value ?? EMPTY,
+      set: (k, v) => {
+        const cell = cells[k];
+        if (cell) cell.value = v;
+      },
+    });
     return this.expr(e.body, inner);
   }
 
-  private explicit(elems: Value[], pos: CatPos): Value {
+  private explicit(elems: Value[]): Value {
     if (elems.length === 0) return EMPTY;
     if (elems.every((v) => v.kind === 'event')) return setValue(EventSet.of(this.x.n, elems.map((v) => (v as { id: number }).id)));
     if (elems.every((v) => v.kind === 'pair')) {
       return relValue(Relation.fromPairs(this.x.n, elems.map((v) => { const p = v as { from: number; to: number }; return [p.from, p.to]; })));
     }
-    void pos;
     return { kind: 'values', elems: dedupe(elems, this.x.n) };
   }
 
@@ -546,6 +525,34 @@ function openOrLastOwn(events: readonly Event[], read: Event): { open: number; l
   return { open, lastUnlock };
 }
 
+/**
+ * let rec: functions see themselves (one pass); other values are the least
+ * fixpoint from empty, each binding seeing the values the bindings before
+ * it just got (herd's order: the simultaneous order matches RCU sections wrongly).
+ */
+function solveRec(
+  bindings: readonly Binding[],
+  pos: CatPos,
+  n: number,
+  evaluate: (b: Binding) => Value,
+  cells: { get(k: number): Value; set(k: number, v: Value): void },
+): void {
+  if (bindings.every((b) => b.expr.kind === 'fun')) {
+    bindings.forEach((b, k) => cells.set(k, evaluate(b)));
+    return;
+  }
+  for (let round = 0; ; round++) {
+    if (round > 10_000) throw new ModelError('let rec: no fixpoint reached', pos);
+    let changed = false;
+    bindings.forEach((b, k) => {
+      const v = evaluate(b);
+      if (!sameValue(v, cells.get(k), n)) changed = true;
+      cells.set(k, v);
+    });
+    if (!changed) return;
+  }
+}
+
 function dedupe(vs: Value[], n: number): Value[] {
   const out: Value[] = [];
   for (const v of vs) if (!out.some((w) => sameValue(v, w, n))) out.push(v);
@@ -555,6 +562,9 @@ function dedupe(vs: Value[], n: number): Value[] {
 /** The model for every candidate of one event structure. */
 export class StructureRun {
   private readonly statics: Evaluator;
+  /** herd's R and W of the structure (lock operations left out), for each candidate's rf and co. */
+  private readonly baseReads: EventSet;
+  private readonly baseWrites: EventSet;
   constructor(
     private readonly cat: CompiledCat,
     first: Execution,
@@ -563,12 +573,15 @@ export class StructureRun {
     private readonly prefixSafe: ReadonlySet<number>,
   ) {
     const tagSets = new Map([...cat.tags].map((t) => [t, tagSetName(t)] as [string, string]));
-    this.statics = lasting(() => new Evaluator(cat, first, opts, null, staticBase(first, tagSets), null));
+    const base = lasting(() => staticBase(first, tagSets));
+    this.statics = lasting(() => new Evaluator(cat, first, opts, null, base, null));
+    this.baseReads = asSetOrNull(base.get('R')!, first.n)!;
+    this.baseWrites = asSetOrNull(base.get('W')!, first.n)!;
   }
 
   private candidate(x: Execution): Evaluator {
     this.statics.x = x;
-    return new Evaluator(this.cat, x, this.opts, this.statics, dynamicBase(x), x.rel.rf.or(x.rel.co));
+    return new Evaluator(this.cat, x, this.opts, this.statics, dynamicBase(x, this.baseReads, this.baseWrites), x.rel.rf.or(x.rel.co));
   }
 
   /** Judges a candidate of this structure. `prefix`: a partial execution (a `with` that finds nothing is no verdict). */

@@ -57,7 +57,7 @@ class Parser {
     throw new ModelError(message, at.pos);
   }
   private describe(t: Token): string {
-    return t.kind === 'eof' ? 'the end of the file' : t.kind === 'string' ? `"${t.text}"` : `"${t.text}"`;
+    return t.kind === 'eof' ? 'the end of the file' : `"${t.text}"`;
   }
   private expectOp(text: string): Token {
     if (!this.isOp(text)) this.fail(`expected "${text}", found ${this.describe(this.peek())}`);
@@ -107,9 +107,7 @@ class Parser {
     if (t.kind === 'keyword') {
       switch (t.text) {
         case 'let': {
-          this.next();
-          const rec = this.isKw('rec') ? (this.next(), true) : false;
-          const bindings = this.bindings();
+          const { rec, bindings } = this.letHead();
           if (this.isKw('when')) this.fail('"let rec ... when" is not supported');
           if (this.isKw('in')) {
             // herd accepts a top-level `let ... in` followed by instructions; the scope is the rest.
@@ -299,6 +297,13 @@ class Parser {
     return names.length === 1 ? { kind: 'var', name: names[0] } : { kind: 'tuple', names };
   }
 
+  /** `let [rec] b1 and b2 ...`, up to what follows the bindings. */
+  private letHead(): { rec: boolean; bindings: Binding[] } {
+    this.expectKw('let');
+    const rec = this.isKw('rec') ? (this.next(), true) : false;
+    return { rec, bindings: this.bindings() };
+  }
+
   private bindings(): Binding[] {
     const out = [this.binding()];
     while (this.isKw('and')) {
@@ -357,9 +362,7 @@ class Parser {
     if (t.kind === 'keyword') {
       switch (t.text) {
         case 'let': {
-          this.next();
-          const rec = this.isKw('rec') ? (this.next(), true) : false;
-          const bindings = this.bindings();
+          const { rec, bindings } = this.letHead();
           this.expectKw('in');
           return { kind: 'let', rec, bindings, body: this.expr(), pos };
         }
@@ -505,7 +508,7 @@ class Parser {
         const infix = Parser.INFIX[t.text];
         if (!infix || infix[0] < minBp) break;
         this.next();
-        const right = this.operand(infix[1] + (infix[0] === infix[1] ? 0 : 0));
+        const right = this.operand(infix[1]);
         const op = infix[2];
         // Chains of one associative operator are kept flat, as herd does.
         if ((op === 'union' || op === 'seq') && left.kind === 'binary' && left.op === op && right.kind === 'binary' && right.op === op) {

@@ -122,11 +122,13 @@ function settleModel(opts: HerdOptions): string {
     if (!f.cat.endsWith('.cat')) opts.notes.push(`-model ${f.cat}: litmus's built-in model (herd7 would look for a file of that name)`);
     return builtin;
   }
-  const bell = f.bell === undefined ? undefined : findIn(f.bell, dirs);
-  if (f.bell !== undefined && !bell) throw new HerdUsageError(`Cannot find file ${f.bell}`);
-  const macros = f.macros === undefined ? undefined : findIn(f.macros, dirs);
-  if (f.macros !== undefined && !macros) throw new HerdUsageError(`Cannot find file ${f.macros}`);
-  return filesSpec({ cat, bell, macros, variants: f.variants, searchDirs: dirs, skipChecks: f.skipChecks, besideIncluder: false });
+  const found = (name: string | undefined) => {
+    if (name === undefined) return undefined;
+    const path = findIn(name, dirs);
+    if (!path) throw new HerdUsageError(`Cannot find file ${name}`);
+    return path;
+  };
+  return filesSpec({ cat, bell: found(f.bell), macros: found(f.macros), variants: f.variants, searchDirs: dirs, skipChecks: f.skipChecks, besideIncluder: false });
 }
 
 /** Variants add up, as in herd7 (with lkmmv2 among them, herd7 7.58 builds lkmmv2's events whatever else is given). */
