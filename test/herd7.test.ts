@@ -22,6 +22,9 @@ beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'litmus-herd7-'));
   // The kernel's tools/memory-model as the scripts run in it: the LKMM's files beside the tests.
   if (HAVE_LKMM) copyLkmm(dir);
+  // Tests that several cases read, written whether or not the cases that use the kernel's files run.
+  writeFileSync(join(dir, 'MP.litmus'), MP);
+  writeFileSync(join(dir, 'MPrel.litmus'), MP_REL_ACQ);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -269,7 +272,7 @@ describe('the kernel checklitmus.sh flow with litmus-herd7', () => {
   it('an unknown primitive used twice is one "Unknown macro" line (judgelitmus.sh names it once)', async () => {
     const twice = MP.replace('C MP+poonceonces', 'C twice').replace('WRITE_ONCE(*flag, 1);', 'smp_mb_new();\n\tWRITE_ONCE(*flag, 1);\n\tsmp_mb_new();\n\tsmp_mb_other();');
     writeFileSync(join(dir, 'C-twice.litmus'), twice);
-    const r = await herd7('-conf', 'linux-kernel.cfg', 'C-twice.litmus');
+    const r = await herd7('C-twice.litmus');
     expect(r.status).toBe(0);
     expect(r.stderr.match(/Unknown macro \S+/g)).toEqual(['Unknown macro smp_mb_new', 'Unknown macro smp_mb_other']);
   });
@@ -277,13 +280,13 @@ describe('the kernel checklitmus.sh flow with litmus-herd7', () => {
   it('-nshow N with -show prop stops a test once N executions satisfying the condition are found, as herd7 does', async () => {
     // Every execution satisfies this condition: 4 of them, exhaustively.
     writeFileSync(join(dir, 'C-all.litmus'), MP.replace('C MP+poonceonces', 'C all').replace('exists (1:r0=1 /\\ 1:r1=0)', 'exists (1:r0=0 \\/ 1:r0=1)'));
-    const all = await herd7('-conf', 'linux-kernel.cfg', 'C-all.litmus');
+    const all = await herd7('C-all.litmus');
     expect(all.stdout).toMatch(/^Positive: 4 Negative: 0$/m);
-    const one = await herd7('-conf', 'linux-kernel.cfg', '-show', 'prop', '-nshow', '1', 'C-all.litmus');
+    const one = await herd7('-show', 'prop', '-nshow', '1', 'C-all.litmus');
     expect(one.stdout).toMatch(/^Positive: 1 Negative: 0$/m);
-    expect((await herd7('-conf', 'linux-kernel.cfg', '-show', 'prop', '-showone', 'true', 'C-all.litmus')).stdout).toMatch(/^Positive: 1 Negative: 0$/m);
+    expect((await herd7('-show', 'prop', '-showone', 'true', 'C-all.litmus')).stdout).toMatch(/^Positive: 1 Negative: 0$/m);
     // herd's default -show none shows nothing, so nothing stops the test.
-    expect((await herd7('-conf', 'linux-kernel.cfg', '-nshow', '1', 'C-all.litmus')).stdout).toMatch(/^Positive: 4 Negative: 0$/m);
+    expect((await herd7('-nshow', '1', 'C-all.litmus')).stdout).toMatch(/^Positive: 4 Negative: 0$/m);
   });
 
   it('a test named twice in one run is checked once, as herd7 does', async () => {
