@@ -144,7 +144,16 @@ describe('litmus herd7: output', () => {
 
   it('-model: herd\'s library models sc.cat and x86tso.cat are built in; another model file must be found, as herd7 finds it', async () => {
     writeFileSync(join(dir, 'SB.litmus'), MP.replace('C MP+poonceonces', 'C SB').replace(/P0[\s\S]*exists.*\n/, SB_PROCS));
-    expect((await herd7('-model', '/some/where/sc.cat', 'SB.litmus')).stdout).toContain('Observation SB Never 0 3');
+    // A model named without a macros file leaves herd7's C without the kernel's primitives: herd7 warns and gives no block.
+    const bare = await herd7('-model', '/some/where/sc.cat', 'SB.litmus');
+    expect(bare.stdout).toBe('');
+    expect(bare.status).toBe(0);
+    expect(bare.stderr).toMatch(/^Warning: File "[^"]*SB\.litmus": Procedure call WRITE_ONCE in CSem/m);
+    writeFileSync(join(dir, 'once.def'), 'READ_ONCE(X) __load{ONCE}(X)\nWRITE_ONCE(X,V) { __store{ONCE}(X,V); }\n');
+    expect((await herd7('-model', '/some/where/sc.cat', '-macros', 'once.def', 'SB.litmus')).stdout).toContain('Observation SB Never 0 3');
+    // A value is a "Macro call" to herd7, a statement a "Procedure call".
+    writeFileSync(join(dir, 'R.litmus'), 'C R\n{}\nP0(int *x) { int r0 = READ_ONCE(*x); }\nexists (0:r0=0)\n');
+    expect((await herd7('-model', 'sc.cat', 'R.litmus')).stderr).toMatch(/^Warning: File "[^"]*R\.litmus": Macro call READ_ONCE in CSem/m);
     const bad = await herd7('-model', 'aarch64.cat', 'SB.litmus');
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('Cannot find file aarch64.cat');
@@ -155,11 +164,12 @@ describe('litmus herd7: output', () => {
   });
 
   it.skipIf(!HAVE_LKMM)('-model linux-kernel.cat reads the kernel\'s model file from the current folder', async () => {
-    expect((await herd7('-model', 'linux-kernel.cat', '-bell', 'linux-kernel.bell', '-variant', 'lkmmv2', 'SB.litmus')).stdout).toContain('Observation SB Sometimes 1 3');
+    expect((await herd7('-model', 'linux-kernel.cat', '-bell', 'linux-kernel.bell', '-macros', 'linux-kernel.def', '-variant', 'lkmmv2', 'SB.litmus')).stdout).toContain('Observation SB Sometimes 1 3');
   });
 
   it('-conf reads a configuration file (model line); a missing one is herd7\'s "Cannot find file"', async () => {
-    writeFileSync(join(dir, 'sc.cfg'), '# SC, for comparison\nmodel sc.cat\ngraph columns\nsquished true\n');
+    writeFileSync(join(dir, 'once.def'), 'READ_ONCE(X) __load{ONCE}(X)\nWRITE_ONCE(X,V) { __store{ONCE}(X,V); }\n');
+    writeFileSync(join(dir, 'sc.cfg'), '# SC, for comparison\nmodel sc.cat\nmacros once.def\ngraph columns\nsquished true\n');
     expect((await herd7('-conf', 'sc.cfg', 'SB.litmus')).stdout).toContain('Observation SB Never 0 3');
     const missing = await herd7('-conf', 'nowhere.cfg', 'SB.litmus');
     expect(missing.status).toBe(2);

@@ -111,6 +111,7 @@ function settleModel(opts: HerdOptions): string {
   const f = opts.modelFiles;
   if (f.cat === undefined) {
     if (f.bell !== undefined) throw new HerdUsageError(`-bell ${f.bell}: a bell file needs a model (-model or -conf)`);
+    opts.notes.push("no -conf or -model: litmus's built-in LKMM and its primitives (herd7 would use its default C model, c11_partialSC.cat, with no kernel macros)");
     return 'lkmm';
   }
   const dirs = herdDirs(opts);

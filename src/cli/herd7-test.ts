@@ -8,7 +8,8 @@ import { herdFindings, refusals, type Finding } from '../export/lint.js';
 import { headerPredictsDataRace, parseLitmus } from '../parse/parser.js';
 import { getModel } from '../../models/index.js';
 import { primitivesFor } from './run-one.js';
-import { asLimit, LitmusError } from '../parse/errors.js';
+import { asLimit, LitmusError, UnknownPrimitiveError } from '../parse/errors.js';
+import { NO_PRIMITIVES } from '../events/primitives.js';
 import { readInputBytes } from '../limits.js';
 import { dotGraph } from '../report/dot.js';
 import { witnessPictures } from '../report/graph.js';
@@ -50,7 +51,7 @@ export function checkOne(file: string, opts: HerdOptions, seen: SeenTests, how: 
   }
   const model = how.model ?? getModel(opts.model)!;
   // The -macros file (or the -conf's macros line), read once per run; its problems were reported before any test (herd7Main).
-  const macros = primitivesFor({ model: opts.model }, model);
+  const macros = herdPrimitives(opts, model);
   if (macros.error) return failure(`: ${macros.error.format()}`);
   const primitives = macros.primitives;
   const wall0 = performance.now();
@@ -77,7 +78,7 @@ export function checkOne(file: string, opts: HerdOptions, seen: SeenTests, how: 
       primitives,
     }, { t0: performance.now(), expectsDataRace: headerPredictsDataRace(text) });
   } catch (e) {
-    if (e instanceof LitmusError) return { output: '', warnings: userErrors(file, e), failed: true };
+    if (e instanceof LitmusError) return { output: '', warnings: primitives === NO_PRIMITIVES ? noMacroCall(file, e) : userErrors(file, e), failed: true };
     const limit = asLimit(e);
     if (limit) return { ...failure(`: ${limit.message}`), stopped: limit.timedOut ? 'timeout' : 'limit' };
     if (e instanceof ModelError) return { output: '', warnings: [e.format()], failed: true };
@@ -113,6 +114,29 @@ export function checkOne(file: string, opts: HerdOptions, seen: SeenTests, how: 
   const seconds = how.clock === 'wall' ? (performance.now() - wall0) / 1000 : (cpu.user + cpu.system) / 1e6;
   const lines = [herdBlock(speedView(r, opts.speedcheck)), `Time ${name} ${seconds.toFixed(2)}`, ...hashLines, '', ''];
   return { output: lines.join('\n'), warnings, failed: false };
+}
+
+/**
+ * The primitives a test may call under herd7's options: a model named
+ * without a macros file leaves herd7's C with none (every kernel primitive
+ * is then a call herd7 cannot run); otherwise the -macros file's, or the
+ * built-in table.
+ */
+function herdPrimitives(opts: HerdOptions, model: Model): ReturnType<typeof primitivesFor> {
+  const f = opts.modelFiles;
+  if (f.cat !== undefined && f.cat.endsWith('.cat') && f.macros === undefined) return { primitives: NO_PRIMITIVES };
+  return primitivesFor({ model: opts.model }, model);
+}
+
+/**
+ * herd7 with no macros file stops a test at its first kernel primitive, with
+ * a warning and no block: "Procedure call" for a statement, "Macro call" for
+ * a value. Other errors are worded as in userErrors.
+ */
+function noMacroCall(file: string, e: LitmusError): string[] {
+  const first = [e, ...(e.others ?? [])].find((x) => x instanceof UnknownPrimitiveError);
+  if (!(first instanceof UnknownPrimitiveError)) return userErrors(file, e);
+  return [`File "${file}": ${first.statement ? 'Procedure' : 'Macro'} call ${first.primitive} in CSem [${file}:${first.pos.line}:${first.pos.col}: no macros file (-macros, or a macros line in the -conf file) defines ${first.primitive}]`];
 }
 
 /**

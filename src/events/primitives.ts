@@ -679,6 +679,13 @@ export function primitiveTable(defs: ReadonlyMap<string, PrimitiveInfo>, source?
   return new PrimitiveTable(defs, BIT_OPERATIONS, source, unsupported);
 }
 
+/**
+ * No primitives at all: herd7's C when a model is named without a macros
+ * file (`-model sc.cat`, a .cfg with no `macros` line). Plain accesses
+ * (`*x`, `*x = v`) are the language's own; every kernel primitive is unknown.
+ */
+export const NO_PRIMITIVES: PrimitiveTable = new PrimitiveTable(new Map(), new Map(), 'no macros file');
+
 /** The built-in table: the kernel's linux-kernel.def, written out. */
 export const BUILTIN_PRIMITIVES: PrimitiveTable = primitiveTable(builtinDefs());
 

@@ -23,6 +23,18 @@ export class LitmusError extends Error {
   }
 }
 
+/** A call of a primitive the test's primitive table lacks; `statement` when it is called as a statement (herd7 words the two apart). */
+export class UnknownPrimitiveError extends LitmusError {
+  constructor(
+    message: string,
+    pos: Pos,
+    readonly primitive: string,
+    readonly statement: boolean,
+  ) {
+    super(message, pos);
+  }
+}
+
 /** A check stopped by a limit (executions, time, size: src/limits.ts), with a position when one says where. */
 export class LimitError extends Error {
   constructor(

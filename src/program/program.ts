@@ -6,7 +6,7 @@
 import { isStmt, walkStmt, type CondExpr, type CondTerm, type Expr, type InitValue, type LitmusTest, type Pos, type Process, type Stmt, type StructDef } from '../parse/ast.js';
 import { inlineFunctions } from './inline.js';
 import { fieldOf, leaves, pointee, SCALAR, sharedVariables, sizeOf, typeName, type CType } from './types.js';
-import { fail, LitmusError } from '../parse/errors.js';
+import { fail, LitmusError, UnknownPrimitiveError } from '../parse/errors.js';
 import { limit, LIMITS } from '../limits.js';
 import { printExpr } from '../parse/printer.js';
 import { binary32, DIVIDES, unary32 } from './arith.js';
@@ -933,6 +933,10 @@ export function pureRegs(e: PureExpr, out: number[] = []): number[] {
  */
 function reportUnknownPrimitives(procs: Process[], table: PrimitiveTable): void {
   const errors: LitmusError[] = [];
+  const statementCalls = new Set<Expr>();
+  const stmt = (s: Stmt): void => {
+    if (s.kind === 'expr' && s.expr.kind === 'call') statementCalls.add(s.expr);
+  };
   const expr = (e: Expr): void => {
     if (e.kind !== 'call' || table.lookup(e.name)) return;
     const cannot = table.unsupportedMacro(e.name);
@@ -941,9 +945,9 @@ function reportUnknownPrimitives(procs: Process[], table: PrimitiveTable): void 
       return;
     }
     const near = table.closest(e.name);
-    errors.push(new LitmusError(`unknown primitive "${e.name}"${near ? ` (did you mean "${near}"?)` : ''}`, e.pos));
+    errors.push(new UnknownPrimitiveError(`unknown primitive "${e.name}"${near ? ` (did you mean "${near}"?)` : ''}`, e.pos, e.name, statementCalls.has(e)));
   };
-  for (const p of procs) for (const st of p.body) walkStmt(st, { expr });
+  for (const p of procs) for (const st of p.body) walkStmt(st, { stmt, expr });
   if (errors.length === 0) return;
   const [first, ...others] = errors;
   if (others.length) first.others = others;
