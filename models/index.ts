@@ -47,6 +47,30 @@ export function specFiles(spec: string): ModelFiles | undefined {
   return spec.startsWith(FILES_PREFIX) ? (JSON.parse(spec.slice(FILES_PREFIX.length)) as ModelFiles) : undefined;
 }
 
+const MACROS_PREFIX = 'macros:';
+
+/** A built-in model with its primitives from a .def file (--macros, herd7's -macros). */
+interface BuiltinWithMacros {
+  model: string;
+  macros: string;
+}
+
+function specBuiltinWithMacros(spec: string): BuiltinWithMacros | undefined {
+  return spec.startsWith(MACROS_PREFIX) ? (JSON.parse(spec.slice(MACROS_PREFIX.length)) as BuiltinWithMacros) : undefined;
+}
+
+/** The spec with its primitives read from the .def file at `macros`, whatever the spec named before. */
+export function withMacros(spec: string, macros: string): string {
+  const files = specFiles(spec);
+  if (files) return filesSpec({ ...files, macros });
+  return MACROS_PREFIX + JSON.stringify({ model: specBuiltinWithMacros(spec)?.model ?? spec, macros });
+}
+
+/** The .def file whose macros are a spec's primitives; undefined for the built-in table. */
+export function specMacros(spec: string): string | undefined {
+  return specFiles(spec)?.macros ?? specBuiltinWithMacros(spec)?.macros;
+}
+
 /**
  * The fingerprint (models/cat/compile.ts) of the kernel's LKMM files as
  * herdtools7 and tools/memory-model ship them (linux-kernel.cat, .bell,
@@ -80,7 +104,7 @@ const compiledBySpec = new Map<string, Model>();
  */
 export function getModel(spec: string): Model | undefined {
   const files = specFiles(spec);
-  if (!files) return builtinModel(spec);
+  if (!files) return builtinModel(specBuiltinWithMacros(spec)?.model ?? spec);
   let m = compiledBySpec.get(spec);
   if (!m) compiledBySpec.set(spec, (m = modelOfFiles(files)));
   return m;

@@ -115,3 +115,50 @@ describe('litmus check --macros', () => {
       expect([bad.status, bad.stderr.trim()]).toEqual([2, 'bad.def:1:9: expected a parameter name of smp_mb, found "{"']);
     }));
 });
+
+describe('--macros everywhere a model is named', () => {
+  const weakDef = 'WRITE_ONCE(X,V) { __store{ONCE}(X,V); }\nREAD_ONCE(X) __load{ONCE}(X)\nsmp_mb() { __fence{barrier}; }\n';
+
+  it('serve judges a test with the file\'s primitives (the .def travels in the model spec to its threads)', async () => {
+    const { explainSource } = await import('../src/serve/explain.js');
+    const { withMacros } = await import('../models/index.js');
+    await withDir(async (dir) => {
+      writeFileSync(join(dir, 'weak.def'), weakDef);
+      const limits = { maxExecutions: 1_000_000, timeoutMs: 60_000 };
+      const builtin = explainSource(sb('smp_mb()'), { ...limits, model: 'lkmm' }, false);
+      const weak = explainSource(sb('smp_mb()'), { ...limits, model: withMacros('lkmm', join(dir, 'weak.def')) }, false);
+      expect([builtin.error, builtin.observation, weak.error, weak.observation]).toEqual([undefined, 'Never', undefined, 'Sometimes']);
+    });
+  });
+
+  it('history record follows --macros: the block is the one the .def gives', () =>
+    withDir(async (dir) => {
+      writeFileSync(join(dir, 'weak.def'), weakDef);
+      writeFileSync(join(dir, 'SB.litmus'), sb('smp_mb()'));
+      const r = await runNode([CLI, 'history', 'record', '--macros', 'weak.def', '--out', 'weak.hist', 'SB.litmus'], dir);
+      expect(r.status).toBe(0);
+      expect(readFileSync(join(dir, 'weak.hist'), 'utf8')).toContain('Observation SB+fencembonceonces Sometimes 1 3');
+      const missing = await runNode([CLI, 'history', 'record', '--macros', 'nowhere.def', '--out', 'x.hist', 'SB.litmus'], dir);
+      expect([missing.status, missing.stderr.trim()]).toEqual([2, expect.stringContaining('nowhere.def:1:1: cannot read the macro file: no such file')]);
+    }));
+
+  it('export --macros keeps a macro the file defines (for herd7 -macros with the same file); without it the macro is unknown', () =>
+    withDir(async (dir) => {
+      writeFileSync(join(dir, 'my.def'), `${weakDef}my_mb() { __fence{MB}; }\n`);
+      writeFileSync(join(dir, 'SB.litmus'), sb('my_mb()'));
+      const plain = await runNode([CLI, 'export', '--out', 'plain', 'SB.litmus'], dir);
+      expect([plain.status, plain.stderr]).toEqual([2, expect.stringContaining('my_mb')]);
+      const r = await runNode([CLI, 'export', '--macros', 'my.def', '--out', 'out', 'SB.litmus'], dir);
+      expect([r.status, r.stdout.trim()]).toEqual([0, 'exported 1 of 1 test to out']);
+      expect(readFileSync(join(dir, 'out', 'SB.litmus'), 'utf8')).toContain('my_mb();');
+    }));
+
+  it('litmus herd7 -macros with no model: the built-in LKMM with the file\'s primitives, and a note saying so', () =>
+    withDir(async (dir) => {
+      writeFileSync(join(dir, 'weak.def'), weakDef);
+      writeFileSync(join(dir, 'SB.litmus'), sb('smp_mb()'));
+      const r = await runNode([CLI, 'herd7', '-macros', 'weak.def', 'SB.litmus'], dir);
+      expect(r.stdout).toContain('Observation SB+fencembonceonces Sometimes 1 3');
+      expect(r.stderr).toContain("no -conf or -model: litmus's built-in LKMM (herd7 would use its default C model");
+    }));
+});

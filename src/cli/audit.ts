@@ -24,8 +24,6 @@ interface AuditFlags {
   unroll: number;
   maxExecutions: number;
   timeout: number;
-  /** A .def file whose macros are the primitives (else a --conf's macros line, else the built-in table). */
-  macros?: string;
 }
 
 export async function runAudit(inputs: string[], o: AuditFlags): Promise<number> {

@@ -6,6 +6,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { exportLitmus, exportTest } from '../export/export.js';
 import { LitmusError } from '../parse/errors.js';
 import type { PrimitiveTable } from '../events/primitives.js';
+import { loadMacros, MacroFileError } from '../events/def.js';
 import { resolveInputs, shard } from './inputs.js';
 import { failedReport, primitivesFor, runOne, toJson, type FileReport, type JsonError, type JsonResult, type RunOptions } from './run-one.js';
 import { suiteConfig, suiteTable, suiteVerdict, underReviewReaches, type SuiteRow } from '../report/suite.js';
@@ -30,7 +31,6 @@ interface CheckFlags {
   speedcheck?: boolean;
   /** Exit 1 when a suite's version under review reaches its bad outcome (for CI). */
   failOnBadOutcome?: boolean;
-  macros?: string;
 }
 
 export async function runCheck(inputs: string[], o: CheckFlags): Promise<number> {
@@ -77,7 +77,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
   }
   const opts: RunOptions = {
     model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout, trace: o.trace, dot: o.dot, svg: o.svg,
-    herdCompatible: o.herdCompatible, speedcheck: o.speedcheck, macros: o.macros,
+    herdCompatible: o.herdCompatible, speedcheck: o.speedcheck,
     print: { herd: !o.quiet && !o.json, json: o.json ?? false },
   };
   const reports = await checkFiles(files, opts, o.jobs);
@@ -199,8 +199,23 @@ function jsonReport(status: number, results: JsonEntry[], suites?: unknown[]) {
 }
 
 /** `litmus export`: each input written herd7-readable into `out` (a folder's files keep their place below it). */
-export async function runExport(inputs: string[], out: string): Promise<number> {
+export async function runExport(inputs: string[], out: string, macros?: string): Promise<number> {
   const { files, folders, missing, suites, unreadable } = resolveInputs(inputs);
+  // --macros: the primitives as that .def defines them (the exported files are for herd7 -macros with the same file).
+  let primitives: PrimitiveTable | undefined;
+  if (macros !== undefined) {
+    if (!existsSync(macros) || statSync(macros).isDirectory()) {
+      console.error(`litmus: --macros ${macros}: no such file`);
+      return 2;
+    }
+    try {
+      primitives = loadMacros(resolve(macros));
+    } catch (e) {
+      if (!(e instanceof MacroFileError)) throw e;
+      console.error(e.format());
+      return 2;
+    }
+  }
   let status = 0;
   for (const m of missing) {
     console.error(`${m}: no such file, folder or bundled test`);
@@ -222,7 +237,7 @@ export async function runExport(inputs: string[], out: string): Promise<number> 
   for (const file of files) {
     const root = roots.find((d) => resolve(file).startsWith(d + sep));
     const target = join(out, root ? relative(root, resolve(file)) : basename(file));
-    const r = targets.claim(target, file) ?? exportFile(file, target);
+    const r = targets.claim(target, file) ?? exportFile(file, target, primitives);
     if (r) {
       console.error(r);
       status = 2;
@@ -230,7 +245,7 @@ export async function runExport(inputs: string[], out: string): Promise<number> 
   }
   let total = files.length;
   for (const s of suites) {
-    const r = await exportSuite(s, out, targets);
+    const r = await exportSuite(s, out, targets, primitives);
     for (const e of r.errors) console.error(e);
     if (r.errors.length) status = 2;
     written += r.written;
@@ -245,9 +260,9 @@ export async function runExport(inputs: string[], out: string): Promise<number> 
  * scenario, each with a header naming both and the checker's verdict as its
  * Result: line (so that herd7's answers can be compared, e.g. by judgelitmus.sh).
  */
-async function exportSuite(file: string, out: string, targets: OutputPaths): Promise<{ written: number; total: number; errors: string[] }> {
+async function exportSuite(file: string, out: string, targets: OutputPaths, primitives: PrimitiveTable | undefined): Promise<{ written: number; total: number; errors: string[] }> {
   const { runSuite } = await import('../suite/run.js');
-  const run = await runSuite(file, { model: 'lkmm', explain: false, keepTests: true });
+  const run = await runSuite(file, { model: 'lkmm', explain: false, keepTests: true, primitives });
   const errors = [...run.errors];
   let written = 0;
   const tests = run.suite?.tests ?? [];
@@ -269,7 +284,7 @@ async function exportSuite(file: string, out: string, targets: OutputPaths): Pro
       continue;
     }
     try {
-      writeFileSync(target, exportTest({ ...t.test, result: undefined }, header));
+      writeFileSync(target, exportTest({ ...t.test, result: undefined }, header, primitives));
       written++;
     } catch (e) {
       errors.push(e instanceof LitmusError ? e.format(t.files.get(e.pos) ?? file) : `${file}: ${t.test.name}: ${(e as Error).message}`);
@@ -315,9 +330,9 @@ function realPath(p: string): string {
   }
 }
 
-function exportFile(file: string, target: string): string | undefined {
+function exportFile(file: string, target: string, primitives: PrimitiveTable | undefined): string | undefined {
   try {
-    const text = exportLitmus(readInputFile(file));
+    const text = exportLitmus(readInputFile(file), primitives);
     ensureDir(dirname(target));
     writeFileSync(target, text);
     return undefined;

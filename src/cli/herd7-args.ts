@@ -7,7 +7,7 @@
 // answer in a way litmus cannot follow are refused, never silently dropped.
 
 import { basename, resolve } from 'node:path';
-import { builtinModel, filesSpec } from '../../models/index.js';
+import { builtinModel, filesSpec, withMacros } from '../../models/index.js';
 import { findIn, readConf } from '../../models/cat/files.js';
 import { ModelError } from '../../models/cat/lexer.js';
 import { OPTION_RULES, ruleText, wholeNumberIn } from '../limits.js';
@@ -109,26 +109,27 @@ function herdDirs(opts: HerdOptions): string[] {
  */
 function settleModel(opts: HerdOptions): string {
   const f = opts.modelFiles;
-  if (f.cat === undefined) {
-    if (f.bell !== undefined) throw new HerdUsageError(`-bell ${f.bell}: a bell file needs a model (-model or -conf)`);
-    opts.notes.push("no -conf or -model: litmus's built-in LKMM and its primitives (herd7 would use its default C model, c11_partialSC.cat, with no kernel macros)");
-    return 'lkmm';
-  }
   const dirs = herdDirs(opts);
-  const cat = findIn(f.cat, dirs);
-  if (!cat) {
-    const base = basename(f.cat);
-    const builtin = base === 'sc.cat' ? 'sc' : base === 'x86tso.cat' ? 'x86-tso' : !f.cat.endsWith('.cat') ? builtinModel(f.cat)?.name : undefined;
-    if (!builtin) throw new HerdUsageError(`Cannot find file ${f.cat}`);
-    if (!f.cat.endsWith('.cat')) opts.notes.push(`-model ${f.cat}: litmus's built-in model (herd7 would look for a file of that name)`);
-    return builtin;
-  }
   const found = (name: string | undefined) => {
     if (name === undefined) return undefined;
     const path = findIn(name, dirs);
     if (!path) throw new HerdUsageError(`Cannot find file ${name}`);
     return path;
   };
+  const builtinWithMacros = (name: string) => (f.macros === undefined ? name : withMacros(name, found(f.macros)!));
+  if (f.cat === undefined) {
+    if (f.bell !== undefined) throw new HerdUsageError(`-bell ${f.bell}: a bell file needs a model (-model or -conf)`);
+    opts.notes.push(`no -conf or -model: litmus's built-in LKMM${f.macros === undefined ? ' and its primitives' : ''} (herd7 would use its default C model, c11_partialSC.cat${f.macros === undefined ? ', with no kernel macros' : ''})`);
+    return builtinWithMacros('lkmm');
+  }
+  const cat = findIn(f.cat, dirs);
+  if (!cat) {
+    const base = basename(f.cat);
+    const builtin = base === 'sc.cat' ? 'sc' : base === 'x86tso.cat' ? 'x86-tso' : !f.cat.endsWith('.cat') ? builtinModel(f.cat)?.name : undefined;
+    if (!builtin) throw new HerdUsageError(`Cannot find file ${f.cat}`);
+    if (!f.cat.endsWith('.cat')) opts.notes.push(`-model ${f.cat}: litmus's built-in model (herd7 would look for a file of that name)`);
+    return builtinWithMacros(builtin);
+  }
   return filesSpec({ cat, bell: found(f.bell), macros: found(f.macros), variants: f.variants, searchDirs: dirs, skipChecks: f.skipChecks, besideIncluder: false });
 }
 

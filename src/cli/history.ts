@@ -22,7 +22,7 @@ import { asLimit, LitmusError } from '../parse/errors.js';
 import { executionSteps, executionUnder } from '../report/trace.js';
 import { resolveInputs } from './inputs.js';
 import { runWorkers } from './pool.js';
-import { runModel } from './run-one.js';
+import { primitivesFor, runModel } from './run-one.js';
 
 export interface HistoryFlags {
   model: string;
@@ -112,7 +112,7 @@ export async function runHistoryCompare(hist: string, dirs: string[], o: History
         continue;
       }
       console.log(` ${label.changed}: ${j.key}`);
-      for (const line of changeLines(j, { model, beforeModel, opts })) console.log(`   ${line}`);
+      for (const line of changeLines(j, { model, beforeModel, beforeSpec: o.beforeModel, opts })) console.log(`   ${line}`);
     }
     console.log(` --- Summary: ${tests.length} test${tests.length === 1 ? '' : 's'} of ${hist} re-run under ${model.name} in ${wall.toFixed(1)} s`);
     const plural: Record<Category, string> = { ...label, exact: 'Exact output matches' };
@@ -149,7 +149,9 @@ function recordOptions(o: HistoryFlags): RecordOptions {
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  modelOf(o.model);
+  // The model's files and its .def are read (and a problem in them reported) before any test.
+  const macros = primitivesFor({ model: o.model }, modelOf(o.model));
+  if (macros.error) throw new UsageError(macros.error.format());
   return { model: o.model, unroll: o.unroll, timeoutMs };
 }
 
@@ -248,6 +250,8 @@ function progressLine(total: number): { update: (done: number) => void; end: () 
 interface Explain {
   model: Model;
   beforeModel?: Model;
+  /** The spec --before-model names (its .def gives that model's primitives). */
+  beforeSpec?: string;
   opts: RecordOptions;
 }
 
@@ -273,8 +277,8 @@ function changeLines(j: Test & { before: string; after: string }, how: Explain):
   const after = new Set(statesOf(j.after));
   const gained = [...after].filter((s) => !before.has(s));
   const lost = [...before].filter((s) => !after.has(s));
-  const now = witnessed(j.file, how.model, how.opts);
-  const then = how.beforeModel && lost.length ? witnessed(j.file, how.beforeModel, how.opts) : undefined;
+  const now = witnessed(j.file, how.model, how.opts.model, how.opts);
+  const then = how.beforeModel && lost.length ? witnessed(j.file, how.beforeModel, how.beforeSpec!, how.opts) : undefined;
   const history = how.beforeModel ? how.beforeModel.name : 'the history';
   for (const [i, s] of gained.slice(0, LISTED).entries()) {
     lines.push(`allowed under ${how.model.name}, not in ${history}: ${s}`);
@@ -323,9 +327,11 @@ function witnessOf(r: CheckResult, state: string): Execution | undefined {
 }
 
 /** The test checked under a model with a witness kept for every final state, or why it could not be. */
-function witnessed(file: string, model: Model, opts: RecordOptions): CheckResult | string {
+function witnessed(file: string, model: Model, spec: string, opts: RecordOptions): CheckResult | string {
+  const macros = primitivesFor({ model: spec }, model);
+  if (macros.error) return macros.error.format();
   try {
-    return checkSource(readFileSync(file, 'utf8'), { model, unroll: opts.unroll, timeoutMs: opts.timeoutMs, maxExecutions: Infinity, keepWitnesses: 'all' });
+    return checkSource(readFileSync(file, 'utf8'), { model, unroll: opts.unroll, timeoutMs: opts.timeoutMs, maxExecutions: Infinity, keepWitnesses: 'all', primitives: macros.primitives });
   } catch (e) {
     if (e instanceof LitmusError) return e.format(file);
     const limit = asLimit(e);

@@ -34,7 +34,6 @@ addModelOptions(program
   .command('check')
   .description('check litmus files, folders, or names in the bundled litmus/ folder')
   .argument('<inputs...>', 'files, folders or bundled test names'))
-  .option('--macros <file.def>', "the primitives as a .def file defines them (herd7's -macros, e.g. an edited linux-kernel.def); default: a --conf's macros line, else the built-in table, the kernel's .def")
   .option('--json', 'print results as JSON')
   .option('--trace', 'show a witnessing execution for each outcome the condition describes')
   .option('--dot <dir>', 'write a Graphviz picture per test into <dir>: a witness of the condition, or the forbidden candidate with its cycle')
@@ -61,9 +60,10 @@ program
   .description('write herd7-readable C litmus files: bit operations as linux-kernel.def primitives, reserved names renamed')
   .argument('<inputs...>', 'files, folders or bundled test names')
   .requiredOption('--out <dir>', 'folder to write the exported files into')
-  .action(async (inputs: string[], o: { out: string }) => {
+  .option('--macros <file.def>', "the primitives as a .def file defines them (for herd7 -macros with the same file); default: the built-in table, the kernel's .def")
+  .action(async (inputs: string[], o: { out: string; macros?: string }) => {
     const { runExport } = await import('./commands.js');
-    process.exitCode = await runExport(inputs, o.out);
+    process.exitCode = await runExport(inputs, o.out, o.macros);
   });
 
 addModelOptions(program
@@ -88,7 +88,6 @@ addModelOptions(program
   .command('audit')
   .description('weaken each ordering device of a test whose condition is Never, one at a time, and say which are load-bearing')
   .argument('<inputs...>', 'files, folders (a suite: the tests of one version) or bundled test names'))
-  .option('--macros <file.def>', "the primitives as a .def file defines them (herd7's -macros); default: a --conf's macros line, else the built-in table")
   .option('--suite-version <v>', "in a suite folder, the version to audit (default: suite.json's underReview)")
   .option('--json', 'print results as JSON')
   .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll', OPTION_RULES.unroll), 2)

@@ -9,6 +9,7 @@ export interface ModelFlags {
   conf?: string;
   bell?: string;
   variant?: string[];
+  macros?: string;
 }
 
 /** Adds the model options to a command. */
@@ -17,6 +18,7 @@ export function addModelOptions(cmd: Command): Command {
     .option('-m, --model <model>', 'memory model: lkmm (default), sc, x86-tso; or a .cat file, a .cfg file, or a folder with linux-kernel.cfg')
     .option('--conf <file.cfg>', "a herd7 configuration file naming the model's .cat, .bell and variants (e.g. a kernel tree's tools/memory-model/linux-kernel.cfg)")
     .option('--bell <file.bell>', 'with a .cat model: the bell file read before it')
-    .option('--variant <name>', 'a variant the model tests (repeatable), as herd7 -variant', (v: string, acc: string[] = []) => [...acc, v]);
+    .option('--variant <name>', 'a variant the model tests (repeatable), as herd7 -variant', (v: string, acc: string[] = []) => [...acc, v])
+    .option('--macros <file.def>', "the primitives as a .def file defines them (herd7's -macros, e.g. an edited linux-kernel.def); default: a --conf's macros line, else the built-in table, the kernel's .def");
 }
 

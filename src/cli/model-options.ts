@@ -1,6 +1,6 @@
 // The model options of litmus's own commands (check, serve, audit, history),
 // declared once: `--model NAME|FILE.cat|FILE.cfg|DIR`, `--conf FILE.cfg`,
-// `--bell FILE.bell`, `--variant NAME`. A .cfg (or a folder's
+// `--bell FILE.bell`, `--variant NAME`, `--macros FILE.def`. A .cfg (or a folder's
 // linux-kernel.cfg, such as a kernel tree's tools/memory-model) names the
 // model, bell and variants as herd7 reads them; files it names are looked
 // for beside it first, then in the current folder. The result is a model
@@ -8,7 +8,7 @@
 
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { builtinModel, filesSpec, getModel, unknownModelMessage } from '../../models/index.js';
+import { builtinModel, filesSpec, getModel, unknownModelMessage, withMacros } from '../../models/index.js';
 import { besideFirst, findIn, readConf } from '../../models/cat/files.js';
 import { ModelError } from '../../models/cat/lexer.js';
 
@@ -22,7 +22,8 @@ export class ModelOptionError extends Error {}
  * error in them is reported once, before any test is checked).
  */
 export function modelSpecFromFlags(o: ModelFlags): string {
-  const spec = specOf(o);
+  // The .def as the user named it (workers share the folder): it is read, and judged, where the primitives are needed.
+  const spec = o.macros === undefined ? specOf(o) : withMacros(specOf(o), o.macros);
   getModel(spec); // compiles, or throws ModelError
   return spec;
 }
@@ -85,6 +86,8 @@ function findOrFail(name: string, dirs: string[], what: string): string {
 export function applyModelFlags<T extends ModelFlags>(o: T): o is T & { model: string } {
   try {
     o.model = modelSpecFromFlags(o);
+    // The .def is now part of the model spec, which every layer and worker reads.
+    delete o.macros;
     return true;
   } catch (e) {
     if (e instanceof ModelError) console.error(e.format());

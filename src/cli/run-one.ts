@@ -5,7 +5,7 @@ import type { TraceJson } from '../report/trace.js';
 import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { checkSource, type CheckResult } from '../check.js';
-import { getModel, specFiles, unknownModelMessage } from '../../models/index.js';
+import { getModel, specMacros, unknownModelMessage } from '../../models/index.js';
 import type { Model } from '../model/model.js';
 import { asLimit, LitmusError } from '../parse/errors.js';
 import { herdBlock, humanLine } from '../report/herd.js';
@@ -29,8 +29,6 @@ export interface RunOptions {
   herdCompatible?: boolean;
   /** Decide the verdict without counting every execution (explore/speedcheck.ts). */
   speedcheck?: boolean;
-  /** A .def file (herd7's -macros) whose macros are the primitives; the built-in table when absent. */
-  macros?: string;
   /**
    * What the caller prints besides the one-line verdict (default: both):
    * herd7's block and the JSON result. A test with suite metadata always
@@ -109,15 +107,15 @@ export function runModel(opts: Pick<RunOptions, 'model'>): { model: Model } | { 
 }
 
 /**
- * The primitive table of a run: the .def file of --macros, else the one
- * its model's files name (a .cfg's `macros` line, herd7's -macros), else
+ * The primitive table of a run: the .def file its model spec names
+ * (--macros, a .cfg's `macros` line, herd7's -macros), else
  * the built-in table (undefined); or the file's problems, positioned: a
  * malformed file, or, under a built-in model (which would silently ignore
  * it), a tag the LKMM does not have. A model compiled from .cat files
  * gives any tag its meaning.
  */
-export function primitivesFor(opts: Pick<RunOptions, 'macros' | 'model'>, model: Model | undefined): { primitives?: PrimitiveTable; error?: MacroFileError } {
-  const macros = opts.macros ?? specFiles(opts.model)?.macros;
+export function primitivesFor(opts: Pick<RunOptions, 'model'>, model: Model | undefined): { primitives?: PrimitiveTable; error?: MacroFileError } {
+  const macros = specMacros(opts.model);
   if (macros === undefined) return {};
   try {
     const primitives = loadMacros(macros);

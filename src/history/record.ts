@@ -17,7 +17,8 @@ export interface RecordOptions extends Pick<RunOptions, 'model' | 'unroll'> {
 export function recordOne(file: string, opts: RecordOptions): string {
   const resolved = runModel(opts);
   if ('error' in resolved) return `Warning: File "${file}": ${resolved.error} (User error)\n`;
-  const herdOpts = { ...defaultHerdOptions(), unroll: opts.unroll, timeoutMs: opts.timeoutMs };
+  // The spec, not only the Model: its .def (a --conf's macros line, --macros) gives the test's primitives.
+  const herdOpts = { ...defaultHerdOptions(), model: opts.model, unroll: opts.unroll, timeoutMs: opts.timeoutMs };
   const r = checkOne(file, herdOpts, new Map(), { model: resolved.model, clock: 'wall' });
   if (r.stopped === 'timeout') return timedOutOutput();
   return r.warnings.map((w) => `Warning: ${w}\n`).join('') + r.output;
