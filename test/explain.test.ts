@@ -206,6 +206,70 @@ P1(int *x)
 ~exists (1:r!=9 /\\ 1:r<>42)
 `;
 
+// The kernel's Z6.0+pooncelock+pooncelock+pombonce: P1's lock reads from P0's unlock.
+const Z6_UNLOCK_LOCK = `C Z6.0-unlock-lock
+
+{}
+
+P0(int *x, int *y, spinlock_t *mylock)
+{
+	spin_lock(mylock);
+	WRITE_ONCE(*x, 1);
+	WRITE_ONCE(*y, 1);
+	spin_unlock(mylock);
+}
+
+P1(int *y, int *z, spinlock_t *mylock)
+{
+	int r0;
+
+	spin_lock(mylock);
+	r0 = READ_ONCE(*y);
+	WRITE_ONCE(*z, 1);
+	spin_unlock(mylock);
+}
+
+P2(int *x, int *z)
+{
+	int r1;
+
+	WRITE_ONCE(*z, 2);
+	smp_mb();
+	r1 = READ_ONCE(*x);
+}
+
+exists (1:r0=1 /\\ z=2 /\\ 2:r1=0)
+`;
+
+// Store buffering where P0 releases one lock and takes another between its accesses.
+const UNLOCK_LOCK_PO = `C unlock-lock-two-locks
+
+{}
+
+P0(spinlock_t *a, spinlock_t *b, int *x, int *y)
+{
+	int r0;
+
+	spin_lock(a);
+	WRITE_ONCE(*x, 1);
+	spin_unlock(a);
+	spin_lock(b);
+	r0 = READ_ONCE(*y);
+	spin_unlock(b);
+}
+
+P1(int *x, int *y)
+{
+	int r1;
+
+	WRITE_ONCE(*y, 1);
+	smp_mb();
+	r1 = READ_ONCE(*x);
+}
+
+exists (0:r0=0 /\\ 1:r1=0)
+`;
+
 describe('fixes over the outcome', () => {
   it('a spin-wait loop then a read: smp_rmb() after the loop, not inside it', () => {
     const t = trace(LOOP);
@@ -229,6 +293,22 @@ describe('fixes over the outcome', () => {
   it('a lock and spin_is_locked(): smp_mb__after_spinlock() on one CPU with smp_rmb() on the other', () => {
     const t = trace(ISLOCKED);
     expect(fixesOf(t)).toContain('smp_mb__after_spinlock() between P0.1 (line 9) and P0.2 (line 10); and smp_rmb() between P1.3 (line 22) and P1.4 (line 23)');
+  });
+
+  it("smp_mb__after_unlock_lock() after a lock that reads from another CPU's unlock (checked in herd7: Never)", () => {
+    const f = fixesOf(trace(Z6_UNLOCK_LOCK));
+    expect(f).toContain('smp_mb__after_unlock_lock() between P1.1 (line 17) and P1.2 (line 18)');
+    // It orders less than smp_mb__after_spinlock() there, and suffices: the stronger one is not minimal.
+    expect(f.some((x) => x.startsWith('smp_mb__after_spinlock() between P1.1'))).toBe(false);
+  });
+
+  it('smp_mb__after_unlock_lock() after an unlock of one lock and a lock of another on the same CPU (herd7: Never)', () => {
+    expect(fixesOf(trace(UNLOCK_LOCK_PO))).toContain('smp_mb__after_unlock_lock() between P0.4 (line 12) and P0.5 (line 13)');
+  });
+
+  it('smp_mb__after_unlock_lock() is not offered after a lock no unlock can precede', () => {
+    const prog = checkSource(ISLOCKED, { model: lkmm }).program;
+    expect(candidateChanges(prog).some((c) => c.text.startsWith('smp_mb__after_unlock_lock'))).toBe(false);
   });
 
   it('smp_store_mb() for a full barrier after a WRITE_ONCE()', () => {

@@ -16,7 +16,9 @@
 //
 // Cost order (per change, summed over a set): acquire or release variant 1;
 // smp_rmb() or smp_wmb() 2; fully ordered RMW 3; a full barrier 4 (smp_mb(),
-// or the smp_mb__*() form or smp_store_mb() that stands for it there).
+// or the smp_mb__*() form or smp_store_mb() that stands for it there;
+// smp_mb__after_unlock_lock() straight after a lock an unlock can precede,
+// which orders less than those and is tried before them).
 // Acquire and release order one direction at one access (on arm64 a single
 // LDAR/STLR); rmb/wmb order one kind of access on both sides; a full barrier
 // orders everything and is the most expensive on weakly ordered CPUs (a
@@ -239,6 +241,28 @@ function fullBarrierAt(prog: Program, p: Place): { name: string; edits: Edit[]; 
   return fence('smp_mb');
 }
 
+/**
+ * smp_mb__after_unlock_lock() at a place straight after a lock, when an
+ * unlock can come before that lock as the LKMM's po-unlock-lock-po needs
+ * (an unlock earlier on the same CPU, of any lock, or an unlock of the same
+ * lock that the lock may read from): it makes that unlock and lock a full
+ * barrier for what precedes the unlock. Its name, if the table has one.
+ */
+function afterUnlockLockAt(prog: Program, p: Place): string | undefined {
+  const name = prog.primitives.fencesOfKind('after-unlock-lock')[0];
+  if (!name || !p.key.startsWith('after:') || !p.prev || p.prev.prims.length !== 1) return undefined;
+  const code = prog.threads[p.thread].code;
+  const lock = code[p.prev.first] as PrimInstr;
+  const shape = effectOf(lock.prim).shape;
+  if (shape !== 'lock' && shape !== 'trylock') return undefined;
+  const isUnlock = (i: Instr): i is PrimInstr => i.op === 'prim' && effectOf(i.prim).shape === 'unlock';
+  const sameLock = (u: PrimInstr) => u.addr.k !== 'const' || lock.addr.k !== 'const' || u.addr.v === lock.addr.v;
+  const inLoop = loopsOf(code).some(([h, j]) => h <= p.prev!.first && p.prev!.first <= j);
+  const own = code.some((i, pc) => isUnlock(i) && (pc < p.prev!.first || inLoop));
+  const other = prog.threads.some((t) => t.index !== p.thread && t.code.some((i) => isUnlock(i) && sameLock(i)));
+  return own || other ? name : undefined;
+}
+
 /** Every change the search may make to the program: the candidate space. */
 export function candidateChanges(prog: Program, namer: Namer = lineNamer): Change[] {
   const out: Change[] = [];
@@ -247,6 +271,9 @@ export function candidateChanges(prog: Program, namer: Namer = lineNamer): Chang
       const fits = prog.primitives.fencesBetween(p.reads, p.writes);
       for (const f of fits) {
         if (f.orders === 'all') {
+          // Weaker than the full barrier there (it orders only what precedes an unlock before the lock): tried first.
+          const aul = afterUnlockLockAt(prog, p);
+          if (aul) out.push({ edits: [p.edit(aul)], text: `${aul}() ${p.text}`, cost: COST.mb, sites: [p.key], thread: th.index, strongest: false });
           const mb = fullBarrierAt(prog, p);
           // smp_store_mb() also takes the store's site: not comparable with a release there.
           const alone = mb.sites.length === 1;
