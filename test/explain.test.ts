@@ -270,6 +270,39 @@ P1(int *x, int *y)
 exists (0:r0=0 /\\ 1:r1=0)
 `;
 
+// Message passing through helper functions, each called twice.
+const HELPERS = `C helper-twice
+
+{}
+
+static int get(int *p)
+{
+	return READ_ONCE(*p);
+}
+
+static void put(int *p)
+{
+	WRITE_ONCE(*p, 1);
+}
+
+P0(int *x, int *y)
+{
+	put(x);
+	put(y);
+}
+
+P1(int *x, int *y)
+{
+	int r0;
+	int r1;
+
+	r0 = get(y);
+	r1 = get(x);
+}
+
+exists (1:r0=1 /\\ 1:r1=0)
+`;
+
 describe('fixes over the outcome', () => {
   it('a spin-wait loop then a read: smp_rmb() after the loop, not inside it', () => {
     const t = trace(LOOP);
@@ -309,6 +342,14 @@ describe('fixes over the outcome', () => {
   it('smp_mb__after_unlock_lock() is not offered after a lock no unlock can precede', () => {
     const prog = checkSource(ISLOCKED, { model: lkmm }).program;
     expect(candidateChanges(prog).some((c) => c.text.startsWith('smp_mb__after_unlock_lock'))).toBe(false);
+  });
+
+  it('helper functions: a fence between two calls of one helper is a place, named by the calls (herd7: Never)', () => {
+    expect(fixesOf(trace(HELPERS))).toEqual([
+      'WRITE_ONCE → smp_store_release at P0.2 (line 12, in put() called at line 18); and READ_ONCE → smp_load_acquire at P1.1 (line 7, in get() called at line 26)',
+      'smp_wmb() between the call of put() (line 17) and the call of put() (line 18); and READ_ONCE → smp_load_acquire at P1.1 (line 7, in get() called at line 26)',
+      'WRITE_ONCE → smp_store_release at P0.2 (line 12, in put() called at line 18); and smp_rmb() between the call of get() (line 26) and the call of get() (line 27)',
+    ]);
   });
 
   it('smp_store_mb() for a full barrier after a WRITE_ONCE()', () => {
@@ -495,6 +536,9 @@ describe('machine-readable, and suites', () => {
   it("a suite's fix lines name file:line", async () => {
     const r = await runNode([CLI, 'check', 'nfsd_io_stats'], ROOT);
     expect(r.stdout).toMatch(/^ {2}1\. .* at P\d+\.\d+ \(\.\.\/percpu_counter\/scenarios\.ts:\d+\)/m);
+    // Before a call of a helper, where a reviewer writes it; inside one, with the call it is in.
+    expect(r.stdout).toContain('smp_rmb() between P1.1 (../percpu_counter/scenarios.ts:53) and the call of percpu_counter_sum() (../percpu_counter/scenarios.ts:54)');
+    expect(r.stdout).toMatch(/smp_rmb\(\) between P1\.2 \(\.\.\/percpu_counter\/percpu_counter\.ts:\d+\) and P1\.3 \(\.\.\/percpu_counter\/percpu_counter\.ts:\d+\), in percpu_counter_sum\(\) called at \.\.\/percpu_counter\/scenarios\.ts:54/);
   });
 });
 

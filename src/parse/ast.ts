@@ -4,6 +4,13 @@
 export interface Pos {
   line: number;
   col: number;
+  /** Code inlined from a helper function: the call it was inlined at (itself a Pos, perhaps inlined too) and the function. */
+  inlined?: Inlined;
+}
+
+export interface Inlined {
+  at: Pos;
+  fn: string;
 }
 
 export type Expr =

@@ -8,7 +8,7 @@
 // plain C that herd7 reads (`litmus export` writes it). Recursion is refused
 // at the call that recurses; so is a call in a loop's header.
 
-import { walkStmt, type Expr, type FunctionDef, type LitmusTest, type Stmt } from '../parse/ast.js';
+import { walkStmt, type Expr, type FunctionDef, type Inlined, type LitmusTest, type Pos, type Stmt } from '../parse/ast.js';
 import { fail } from '../parse/errors.js';
 import { lookupPrimitive } from '../events/primitives.js';
 
@@ -39,7 +39,12 @@ interface Frame {
   /** The functions being inlined, outermost first (recursion is refused). */
   stack: string[];
   inFunction: boolean;
+  /** The call this frame's code is inlined at: the positions of its primitive calls and loops say so. */
+  via?: Inlined;
 }
+
+/** A position of a frame's code, marked with the call it is inlined at. */
+const posIn = (pos: Pos, frame: Frame): Pos => (frame.via ? { ...pos, inlined: frame.via } : pos);
 
 class Inliner {
   constructor(
@@ -108,7 +113,7 @@ class Inliner {
       }
       case 'assign': {
         const value = this.expr(s.value, frame, out);
-        out.push({ ...s, target: this.expr(s.target, frame, out), value });
+        out.push({ ...s, pos: posIn(s.pos, frame), target: this.expr(s.target, frame, out), value });
         return;
       }
       case 'expr':
@@ -130,8 +135,9 @@ class Inliner {
         const header = s.kind === 'for' ? [s.cond, ...[s.init, s.step].flatMap((x) => (x ? exprsOf(x) : []))] : [s.cond];
         for (const e of header) if (e) this.noCall(e, 'a loop\'s header');
         const cond = s.cond && this.expr(s.cond, frame, out);
-        if (s.kind === 'for') out.push({ ...s, init: s.init && sub(s.init), cond, step: s.step && sub(s.step), body: sub(s.body) });
-        else out.push({ ...s, cond: cond!, body: sub(s.body) });
+        const pos = posIn(s.pos, frame);
+        if (s.kind === 'for') out.push({ ...s, pos, init: s.init && sub(s.init), cond, step: s.step && sub(s.step), body: sub(s.body) });
+        else out.push({ ...s, pos, cond: cond!, body: sub(s.body) });
         return;
       }
       case 'block': {
@@ -169,8 +175,9 @@ class Inliner {
         return e;
       case 'call':
         if (this.fns.has(e.name)) return this.call(e, frame, out, true);
-        return { ...e, args: e.args.map((a) => this.expr(a, frame, out)) };
+        return { ...e, pos: posIn(e.pos, frame), args: e.args.map((a) => this.expr(a, frame, out)) };
       case 'deref':
+        return { ...e, pos: posIn(e.pos, frame), arg: this.expr(e.arg, frame, out) };
       case 'addr':
       case 'unary':
       case 'cast':
@@ -178,9 +185,9 @@ class Inliner {
       case 'binary':
         return { ...e, left: this.expr(e.left, frame, out), right: this.expr(e.right, frame, out) };
       case 'index':
-        return { ...e, base: this.expr(e.base, frame, out), index: this.expr(e.index, frame, out) };
+        return { ...e, pos: posIn(e.pos, frame), base: this.expr(e.base, frame, out), index: this.expr(e.index, frame, out) };
       case 'field':
-        return { ...e, base: this.expr(e.base, frame, out) };
+        return { ...e, pos: posIn(e.pos, frame), base: this.expr(e.base, frame, out) };
     }
   }
 
@@ -196,7 +203,7 @@ class Inliner {
     if (needValue && isVoid) fail(`${f.name} returns void: its call has no value`, e.pos);
     const args = e.args.map((a) => this.expr(a, frame, out));
     const assigned = assignedNames(f.body);
-    const inner: Frame = { subst: new Map(), stack: [...frame.stack, f.name], inFunction: true };
+    const inner: Frame = { subst: new Map(), stack: [...frame.stack, f.name], inFunction: true, via: { at: posIn(e.pos, frame), fn: f.name } };
     f.params.forEach((q, i) => {
       const a = args[i];
       if ((a.kind === 'name' || a.kind === 'num') && !assigned.has(q.name)) inner.subst.set(q.name, a);

@@ -36,7 +36,7 @@ import { effectOf, type FenceOrders } from '../events/primitives.js';
 import type { Annot } from '../events/event.js';
 import { explore } from '../explore/explorer.js';
 import type { Model } from '../model/model.js';
-import type { Pos } from '../parse/ast.js';
+import type { Inlined, Pos } from '../parse/ast.js';
 import { LimitError } from '../parse/errors.js';
 import { applyEdits, type Edit } from '../program/edit.js';
 import type { Instr, PrimInstr, Program } from '../program/program.js';
@@ -100,7 +100,7 @@ function groupsOf(code: readonly Instr[]): Group[] {
       return;
     }
     const e = effectOf(ins.prim);
-    if (cur && pos && ins.pos.line === pos.line && ins.pos.col === pos.col) {
+    if (cur && pos && samePlace(ins.pos, pos)) {
       cur.last = pc;
       cur.prims.push(pc);
     } else {
@@ -114,9 +114,32 @@ function groupsOf(code: readonly Instr[]): Group[] {
   // A group is one call only if nothing but its own instructions and control lies between them.
   return groups.flatMap((g) => {
     const between = code.slice(g.first, g.last + 1);
-    const foreign = between.some((i) => i.op === 'prim' && (i.pos.line !== (code[g.first] as PrimInstr).pos.line || i.pos.col !== (code[g.first] as PrimInstr).pos.col));
+    const foreign = between.some((i) => i.op === 'prim' && !samePlace(i.pos, (code[g.first] as PrimInstr).pos));
     return foreign ? g.prims.map((pc) => ({ ...g, first: pc, last: pc, prims: [pc] })) : [g];
   });
+}
+
+/** Whether two positions are one place of the source reached through the same calls of helper functions. */
+function samePlace(a: Pos, b: Pos): boolean {
+  if (a.line !== b.line || a.col !== b.col) return false;
+  if (!a.inlined || !b.inlined) return a.inlined === b.inlined;
+  return a.inlined.fn === b.inlined.fn && samePlace(a.inlined.at, b.inlined.at);
+}
+
+/** The helper-function calls a position was inlined through, outermost first. */
+const callsOf = (p: Pos): Inlined[] => (p.inlined ? [...callsOf(p.inlined.at), p.inlined] : []);
+
+/** ", in f() called at line 18" for code inlined through calls (innermost first). */
+const within = (calls: readonly Inlined[], namer: Namer): string =>
+  calls.length ? `, in ${[...calls].reverse().map((c) => `${c.fn}() called at ${namer.where(c.at)}`).join(', in ')}` : '';
+
+/** How many calls two positions were both inlined through (the depth at which their code differs). */
+function commonCalls(a: Pos, b: Pos): number {
+  const ca = callsOf(a);
+  const cb = callsOf(b);
+  let d = 0;
+  while (d < ca.length && d < cb.length && ca[d].fn === cb[d].fn && samePlace(ca[d].at, cb[d].at)) d++;
+  return d;
 }
 
 /** Whether a call's instructions include a branch or a jump (its own loop). */
@@ -141,6 +164,8 @@ interface Place {
   reads: [boolean, boolean];
   writes: [boolean, boolean];
   text: string;
+  /** How the call before it is named ("P0.1 (line 12)"). */
+  prevText?: string;
   key: string;
 }
 
@@ -149,12 +174,24 @@ function placesOf(prog: Program, thread: number, namer: Namer): Place[] {
   const groups = groupsOf(code);
   const loops = loopsOf(code);
   const places: Place[] = [];
-  const name = (g: Group | undefined) => {
-    if (!g) return '';
-    const ins = code[g.first] as PrimInstr;
-    const step = namer.step(thread, g.first);
-    return `${step ?? `P${thread}`} (${namer.where(ins.pos)})`;
+  const posOf = (g: Group) => (code[g.first] as PrimInstr).pos;
+  // A call's access, where every helper call it is in is said.
+  const name = (g: Group) => `${namer.step(thread, g.first) ?? `P${thread}`} (${namer.where(posOf(g))}${within(callsOf(posOf(g)), namer)})`;
+  // Two neighbouring calls as a reviewer reads the source: at the depth
+  // where their code differs, a helper call they are in is named as that
+  // call ("the call of f() (line 18)"), and the calls both are in once, at
+  // the end. `exact` false: the place is not at that depth (control between).
+  const between = (a: Group, b: Group, exact = true) => {
+    if (!exact) return `between ${name(a)} and ${name(b)}`;
+    const d = commonCalls(posOf(a), posOf(b));
+    const side = (g: Group) => {
+      const calls = callsOf(posOf(g));
+      if (calls.length <= d) return `${namer.step(thread, g.first) ?? `P${thread}`} (${namer.where(posOf(g))})`;
+      return `the call of ${calls[d].fn}() (${namer.where(calls[d].at)})`;
+    };
+    return `between ${side(a)} and ${side(b)}${within(callsOf(posOf(a)).slice(0, d), namer)}`;
   };
+  const control = (from: number, to: number) => code.slice(from, to).some((i) => i.op === 'branch' || i.op === 'jump' || i.op === 'loopcheck');
   // What a fence at index `at` has before and after it (a loop's body is both).
   const around = (at: number): { reads: [boolean, boolean]; writes: [boolean, boolean] } => {
     const inLoop = loops.filter(([h, j]) => h < at && at <= j);
@@ -178,7 +215,8 @@ function placesOf(prog: Program, thread: number, namer: Namer): Place[] {
     places.push({
       thread, prev: g, next, ...ar,
       edit: (fence) => ({ op: 'insert-fence', thread, pc: g.last, name: fence }),
-      text: next ? `between ${name(g)} and ${name(next)}` : `after ${name(g)}, at the end of its loop's body`,
+      text: next ? between(g, next, !control(at, next.first)) : `after ${name(g)}, at the end of its loop's body`,
+      prevText: name(g),
       key: `after:${thread}:${g.last}`,
     });
   });
@@ -195,13 +233,13 @@ function placesOf(prog: Program, thread: number, namer: Namer): Place[] {
     const loop = loops.find(([, j]) => j === at - 1);
     const what = loop ? 'after the loop' : 'after the if';
     const src = code.slice(0, at).reverse().find((i): i is Extract<Instr, { op: 'loopcheck' }> => i.op === 'loopcheck');
-    const loopAt = loop && src ? ` of ${namer.where(src.pos)}` : '';
+    const loopAt = loop && src ? ` of ${namer.where(src.pos)}${within(callsOf(src.pos), namer)}` : '';
     // Right after a call with its own loop (smp_cond_load_acquire()): after the call.
     const afterCall = hasControl(code, prev) && code.slice(prev.last + 1, at).every((i) => i.op !== 'prim');
     places.push({
       thread, prev, next, ...around(at),
       edit: (fence) => ({ op: 'insert-fence-before', thread, pc: at, name: fence }),
-      text: afterCall ? `between ${name(prev)} and ${name(next)}` : `${what}${loopAt}, before ${name(next)}`,
+      text: afterCall ? between(prev, next, !control(at, next.first)) : `${what}${loopAt}, before ${name(next)}`,
       key: `before:${thread}:${at}`,
     });
   }
@@ -234,7 +272,7 @@ function fullBarrierAt(prog: Program, p: Place): { name: string; edits: Edit[]; 
     return {
       name: 'smp_store_mb',
       edits: [{ op: 'replace', thread: p.thread, pc: p.prev.first, name: 'smp_store_mb' }],
-      text: `WRITE_ONCE → smp_store_mb at ${p.text.replace(/^between (.*?) and .*$/, '$1')}, i.e. smp_mb() ${p.text}`,
+      text: `WRITE_ONCE → smp_store_mb at ${p.prevText}, i.e. smp_mb() ${p.text}`,
       sites: [p.key, `access:${p.thread}:${p.prev.first}`],
     };
   }
@@ -299,7 +337,10 @@ export function candidateChanges(prog: Program, namer: Namer = lineNamer): Chang
 function strengthenings(prog: Program, thread: number, code: readonly Instr[], g: Group, namer: Namer): Change[] {
   const out: Change[] = [];
   const first = code[g.first] as PrimInstr;
-  const at = (pc: number) => `${namer.step(thread, pc) ?? `P${thread}`} (${namer.where((code[pc] as PrimInstr).pos)})`;
+  const at = (pc: number) => {
+    const pos = (code[pc] as PrimInstr).pos;
+    return `${namer.step(thread, pc) ?? `P${thread}`} (${namer.where(pos)}${within(callsOf(pos), namer)})`;
+  };
   const forms = g.prims.map((pc) => ({ pc, ins: code[pc] as PrimInstr, wants: wantedOrderings(code[pc] as PrimInstr) }));
   const handled = new Set<string>();
   if (g.prims.length > 1) {

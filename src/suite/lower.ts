@@ -9,7 +9,7 @@
 // returns on some paths is lowered into the branches that fall through.
 
 import type { Node } from 'ts-morph';
-import { walkStmt, type Expr, type Pos, type Stmt, type BinOp } from '../parse/ast.js';
+import { walkStmt, type Expr, type Inlined, type Pos, type Stmt, type BinOp } from '../parse/ast.js';
 import { effectOf, lookupPrimitive, type Lowered, type PrimitiveInfo } from '../events/primitives.js';
 import { binary32, constant32, DIVIDES, unary32 } from '../program/arith.js';
 import { locTypeOf } from './kernel-decl.js';
@@ -147,8 +147,12 @@ export class Lowerer {
     return this.mods.error(module, node, message);
   }
 
+  /** The call whose function is being inlined, while it is (positions made meanwhile say so). */
+  via: Inlined | undefined;
+
   pos(module: Module, node: Node): Pos {
-    const p = this.mods.pos(module, node);
+    const p: Pos = this.mods.pos(module, node);
+    if (this.via) p.inlined = this.via;
     this.files.set(p, module.file);
     return p;
   }
@@ -541,7 +545,7 @@ class ThreadBuilder {
   }
 
   /** The handler of the interrupted() being lowered, while its task is lowered. */
-  private handler: { body: Node; scope: Scope } | undefined;
+  private handler: { body: Node; scope: Scope; via: Inlined | undefined } | undefined;
   private inHandler = false;
 
   /**
@@ -562,11 +566,12 @@ class ThreadBuilder {
     if (this.L.irq.used || this.inHandler) throw this.err(m, e, 'one interrupted() per scenario');
     this.L.irq.used = true;
     const irq = this.L.irq;
-    if (irq.at === 0) this.runHandler(handlerBody, scope, out);
-    this.handler = { body: handlerBody, scope };
+    const via = this.L.via;
+    if (irq.at === 0) this.runHandler(handlerBody, scope, out, via);
+    this.handler = { body: handlerBody, scope, via };
     this.arrowBody(taskBody, scope.child(), out);
     this.handler = undefined;
-    if (irq.at > irq.windows) this.runHandler(handlerBody, scope, out);
+    if (irq.at > irq.windows) this.runHandler(handlerBody, scope, out, via);
     return { k: 'void' };
   }
 
@@ -575,14 +580,18 @@ class ThreadBuilder {
     if (args.length) throw this.err(scope.module, e, 'irq_window() takes no arguments');
     if (!this.handler || this.inHandler) return { k: 'void' }; // no interrupt to place, or handlers run with interrupts off
     const n = ++this.L.irq.windows;
-    if (n === this.L.irq.at) this.runHandler(this.handler.body, this.handler.scope, out);
+    if (n === this.L.irq.at) this.runHandler(this.handler.body, this.handler.scope, out, this.handler.via);
     return { k: 'void' };
   }
 
-  private runHandler(body: Node, scope: Scope, out: Stmt[]): void {
+  /** The handler's code, inlined where interrupted() was called (`via`), not where the window is. */
+  private runHandler(body: Node, scope: Scope, out: Stmt[], via: Inlined | undefined): void {
+    const at = this.L.via;
+    this.L.via = via;
     this.inHandler = true;
     this.arrowBody(body, scope.child(), out);
     this.inHandler = false;
+    this.L.via = at;
   }
 
   private arrowBody(body: Node, scope: Scope, out: Stmt[]): void {
@@ -687,7 +696,10 @@ class ThreadBuilder {
     const ret: Ret = returnsValue ? { k: 'value', reg: this.fresh(fn.getName() ?? 'ret') } : { k: 'void' };
     const body = fn.getBody();
     if (!body || !N.isBlock(body)) throw this.err(fm, fn, 'a function needs a body');
+    const caller = this.L.via;
+    this.L.via = { at: this.L.pos(m, e), fn: fn.getName() ?? 'function' };
     this.block(body.getStatements(), inner, ret, out, null);
+    this.L.via = caller;
     this.depth--;
     if (ret.k === 'value') return { k: 'expr', e: { kind: 'name', name: ret.reg, pos: this.L.pos(m, e) } };
     if (wantValue) throw this.err(m, e, `${fn.getName()} returns no value`);

@@ -20,7 +20,7 @@ import { readInputBytes } from '../limits.js';
 import type { Pos } from '../parse/ast.js';
 import type { Suite, SuiteTest } from './read.js';
 
-const FORMAT = 1;
+const FORMAT = 2;
 const FILE_KEY = '@file';
 
 interface Saved {
@@ -159,7 +159,6 @@ function revive(saved: Saved, entry: string, sources: string[]): Suite {
       if (typeof o[FILE_KEY] === 'number') {
         posFiles.set(o as unknown as Pos, files[o[FILE_KEY] as number]);
         delete o[FILE_KEY];
-        return;
       }
       for (const x of Object.values(o)) walk(x);
     };
