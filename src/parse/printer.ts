@@ -8,6 +8,8 @@ const PREC: Record<string, number> = {
   '<': 7, '<=': 7, '>': 7, '>=': 7, '<<': 8, '>>': 8, '+': 9, '-': 9, '*': 10, '/': 10, '%': 10,
 };
 
+const COMPARISONS = new Set(['==', '!=', '<', '<=', '>', '>=']);
+
 export function printExpr(e: Expr, prec = 0): string {
   switch (e.kind) {
     case 'num':
@@ -30,7 +32,9 @@ export function printExpr(e: Expr, prec = 0): string {
       return `${printExpr(e.base, 12)}${e.arrow ? '->' : '.'}${e.field}`;
     case 'binary': {
       const p = PREC[e.op];
-      const s = `${printExpr(e.left, p)} ${e.op} ${printExpr(e.right, p + 1)}`;
+      // herd7's grammar does not chain comparisons (`a != 0 == 0` is refused): one inside another is parenthesized.
+      const side = (x: Expr, q: number) => (COMPARISONS.has(e.op) && x.kind === 'binary' && COMPARISONS.has(x.op) ? `(${printExpr(x)})` : printExpr(x, q));
+      const s = `${side(e.left, p)} ${e.op} ${side(e.right, p + 1)}`;
       return p < prec ? `(${s})` : s;
     }
   }
