@@ -325,3 +325,19 @@ P0(spinlock_t *l, int *x)
 
 exists (0:r0=0)
 `;
+
+describe('litmus herd7: -timeout lifts the candidate cap, as herd7 has none', () => {
+  it('with -timeout the time is the only limit; without it, check\'s cap applies', async () => {
+    const { herdLimits } = await import('../src/cli/herd7-test.js');
+    const { parseHerdArgs } = await import('../src/cli/herd7-args.js');
+    const timed = herdLimits(parseHerdArgs(['-timeout', '10', 'T.litmus']).opts);
+    expect(timed).toEqual({ timeoutMs: 10_000, maxExecutions: Infinity });
+    expect(herdLimits(parseHerdArgs(['T.litmus']).opts)).toEqual({ timeoutMs: undefined, maxExecutions: undefined });
+    // The limits are those the check obeys: a cap below a test's candidates stops it, none does not.
+    const { checkSource } = await import('../src/check.js');
+    const { lkmm } = await import('../models/lkmm.js');
+    const sb = `C SB\n{}\nP0(int *x, int *y) { WRITE_ONCE(*x, 1); int r0 = READ_ONCE(*y); }\nP1(int *x, int *y) { WRITE_ONCE(*y, 1); int r1 = READ_ONCE(*x); }\nexists (0:r0=0 /\\ 1:r1=0)\n`;
+    expect(() => checkSource(sb, { model: lkmm, maxExecutions: 1 })).toThrow(/candidate/);
+    expect(checkSource(sb, { model: lkmm, ...timed }).observation).toBe('Sometimes');
+  });
+});

@@ -67,9 +67,7 @@ export function checkOne(file: string, opts: HerdOptions, seen: SeenTests, how: 
     r = checkTest(test, {
       model,
       unroll: opts.unroll,
-      timeoutMs: opts.timeoutMs,
-      // herd7 has no candidate cap: with -timeout that is the limit; without it, litmus's cap stops a runaway test.
-      maxExecutions: opts.timeoutMs !== undefined ? Infinity : undefined,
+      ...herdLimits(opts),
       keepWitnesses: opts.outDir !== undefined && opts.show === 'prop',
       // -nshow: herd stops a test once it has shown that many executions; -show prop shows those satisfying the condition (none shows none).
       stopAfterPositive: opts.show === 'prop' ? opts.nshow : undefined,
@@ -114,6 +112,15 @@ export function checkOne(file: string, opts: HerdOptions, seen: SeenTests, how: 
   const seconds = how.clock === 'wall' ? (performance.now() - wall0) / 1000 : (cpu.user + cpu.system) / 1e6;
   const lines = [herdBlock(speedView(r, opts.speedcheck)), `Time ${name} ${seconds.toFixed(2)}`, ...hashLines, '', ''];
   return { output: lines.join('\n'), warnings, failed: false };
+}
+
+/**
+ * A test's limits under herd7's options. herd7 has no candidate cap: with
+ * -timeout the time is the only limit; without it, litmus's cap (check's
+ * default) stops a runaway test.
+ */
+export function herdLimits(opts: Pick<HerdOptions, 'timeoutMs'>): { timeoutMs?: number; maxExecutions?: number } {
+  return opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs, maxExecutions: Infinity } : { timeoutMs: undefined, maxExecutions: undefined };
 }
 
 /**
