@@ -92,6 +92,21 @@ describe('inputs', () => {
     expect(report.suites[0].verdict).toBe('Version "v1" (under review): the stale read CAN happen, in 1 of 1 scenarios: s1 both reads see 0.');
   });
 
+  it("a suite folder whose version under review reaches the bad outcome exits 0 (every Result: matches); --fail-on-bad-outcome makes it 1", async () => {
+    const plain = await litmus('check', '-q', 'review');
+    expect(plain.status).toBe(0);
+    expect(plain.stdout).toMatch(/v1.*(can|CAN)/);
+    const strict = await litmus('check', '-q', '--fail-on-bad-outcome', 'review');
+    expect(strict.status).toBe(1);
+    // Only the version under review counts: naming v2 (which never reaches it) keeps 0.
+    writeFileSync(join(dir, 'review', 'suite.json'), JSON.stringify({ underReview: 'v2', badOutcome: 'the stale read' }));
+    try {
+      expect((await litmus('check', '-q', '--fail-on-bad-outcome', 'review')).status).toBe(0);
+    } finally {
+      writeFileSync(join(dir, 'review', 'suite.json'), JSON.stringify({ underReview: 'v1', badOutcome: 'the stale read' }));
+    }
+  });
+
   it('--jobs must be at least 1', async () => {
     const r = await litmus('check', '--jobs', '0', 'review');
     expect(r.status).toBe(2);
