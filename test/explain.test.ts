@@ -676,6 +676,10 @@ describe('machine-readable, and suites', () => {
     expect(r.stdout).toMatch(/^ {2}1\. .* at P\d+\.\d+ \(\.\.\/percpu_counter\/scenarios\.ts:\d+\)/m);
     // Before a call of a helper, where a reviewer writes it; inside one, with the call it is in.
     expect(r.stdout).toContain('smp_rmb() between P1.1 (../percpu_counter/scenarios.ts:53) and the call of percpu_counter_sum() (../percpu_counter/scenarios.ts:54)');
+    // The same in --json --trace: each failing cell's trace with its fixes.
+    const j = JSON.parse((await runNode([CLI, 'check', '--json', '--trace', 'nfsd_io_stats'], ROOT)).stdout);
+    const fixes = j.suites[0].traces.flatMap((t: { fixes?: { found: { changes: string[] }[] } }) => t.fixes?.found ?? []).flatMap((f: { changes: string[] }) => f.changes);
+    expect(fixes).toContain('smp_rmb() between P1.1 (../percpu_counter/scenarios.ts:53) and the call of percpu_counter_sum() (../percpu_counter/scenarios.ts:54)');
     expect(r.stdout).toMatch(/smp_rmb\(\) between P1\.2 \(\.\.\/percpu_counter\/percpu_counter\.ts:\d+\) and P1\.3 \(\.\.\/percpu_counter\/percpu_counter\.ts:\d+\), in percpu_counter_sum\(\) called at \.\.\/percpu_counter\/scenarios\.ts:54/);
   });
 });
