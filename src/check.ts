@@ -83,7 +83,8 @@ export function checkTest(test: LitmusTest, opts: CheckOptions, from: { t0?: num
     maxExecutions: opts.maxExecutions,
     timeoutMs: opts.timeoutMs,
     deadline,
-    keepWitnesses: opts.keepWitnesses,
+    // A forall's trace shows an execution that fails its proposition: those are kept too.
+    keepWitnesses: opts.keepWitnesses === true && test.quantifier === 'forall' ? 'all' : opts.keepWitnesses,
     speedcheck: opts.speedcheck,
     stopAfterPositive: opts.stopAfterPositive,
   });

@@ -55,7 +55,9 @@ export function traceJson(r: CheckResult, model: Model, opts: TraceOptions = {})
 function traceText(r: CheckResult, model: Model, opts: TraceOptions, found: (f: TraceJson['fixes']) => void): string {
   const prog = r.program;
   const out: string[] = [];
-  const outcomes = r.exploration.outcomes.filter((o) => o.positive);
+  // A forall that fails is explained by the executions that fail its proposition.
+  const failing = r.quantifier === 'forall' ? r.exploration.outcomes.filter((o) => !o.positive && o.witness) : [];
+  const outcomes = failing.length ? failing : r.exploration.outcomes.filter((o) => o.positive);
   const label = (values: number[]) =>
     prog.observed.map((o, i) => `${o.kind === 'reg' ? `${o.thread}:${o.name}` : `[${o.name}]`}=${formatValue(prog, values[i])};`).join(' ');
   if (outcomes.length === 0) {
@@ -74,7 +76,7 @@ function traceText(r: CheckResult, model: Model, opts: TraceOptions, found: (f: 
     return out.join('\n');
   }
   const shown = outcomes.filter((o) => o.witness).slice(0, opts.maxWitnesses ?? outcomes.length);
-  if (shown.length < outcomes.length) out.push(`(${outcomes.length} outcomes satisfy the condition; the first ${shown.length === 1 ? 'is' : `${shown.length} are`} explained.)`);
+  if (shown.length < outcomes.length) out.push(`(${outcomes.length} outcomes ${failing.length ? 'fail the proposition' : 'satisfy the condition'}; the first ${shown.length === 1 ? 'is' : `${shown.length} are`} explained.)`);
   // The fixes first: the diagnosis points at what they confirm.
   const first = shown[0]?.witness;
   const namer: Namer = {
@@ -84,7 +86,8 @@ function traceText(r: CheckResult, model: Model, opts: TraceOptions, found: (f: 
   const fixes = opts.tryFixes && r.quantifier !== 'forall' ? searchFixes(prog, model, namer, opts.limits ?? {}) : undefined;
   for (const o of shown) {
     if (!o.witness) continue;
-    out.push(`Witness for ${label(o.values)}${o.positive ? ` (${reachedWords(r.quantifier)})` : ''}, ${o.count} execution${o.count === 1 ? '' : 's'}:`);
+    const how = o.positive ? ` (${reachedWords(r.quantifier)})` : r.quantifier === 'forall' ? ` (fails the proposition, so "${r.condition}" fails)` : '';
+    out.push(`Witness for ${label(o.values)}${how}, ${o.count} execution${o.count === 1 ? '' : 's'}:`);
     out.push(...describe(prog, o.witness, opts.where));
     out.push(...analyse(prog, model, o.witness, fixes?.search));
     out.push('');
