@@ -400,6 +400,39 @@ P1(atomic_t *x, int *y)
 exists (0:r0=1 /\\ 1:r1=1)
 `;
 
+// A spin-wait in a helper function, then a read in the caller.
+const WAIT_HELPER = `C wait-helper
+
+{}
+
+static int wait_flag(int *f)
+{
+	int r;
+
+	r = READ_ONCE(*f);
+	while (r == 0)
+		r = READ_ONCE(*f);
+	return r;
+}
+
+P0(int *data, int *flag)
+{
+	WRITE_ONCE(*data, 1);
+	smp_store_release(flag, 1);
+}
+
+P1(int *data, int *flag)
+{
+	int r0;
+	int r1;
+
+	r0 = wait_flag(flag);
+	r1 = READ_ONCE(*data);
+}
+
+exists (1:r0=1 /\\ 1:r1=0)
+`;
+
 describe('fixes over the outcome', () => {
   it('a spin-wait loop then a read: smp_rmb() after the loop, not inside it', () => {
     const t = trace(LOOP);
@@ -460,6 +493,10 @@ describe('fixes over the outcome', () => {
     expect(satisfiable(applyEdits(prog, c!.edits), lkmm, {})).toBe(false);
     // Cheaper fixes come first: an acquire (1), a release RMW (1).
     expect(fixesOf(trace(BEFORE_ATOMIC)).slice(0, 2)).toEqual(['READ_ONCE → smp_load_acquire at P0.1 (line 9)', 'atomic_inc → atomic_fetch_inc_release at P0.2 (line 10)']);
+  });
+
+  it("a helper ending in a spin-wait loop: the fence goes after the call, where the caller writes it (herd7: Never)", () => {
+    expect(fixesOf(trace(WAIT_HELPER))[0]).toBe('smp_rmb() between the call of wait_flag() (line 26) and P1.4 (line 27)');
   });
 
   it('smp_store_mb() for a full barrier after a WRITE_ONCE()', () => {

@@ -232,14 +232,18 @@ function placesOf(prog: Program, thread: number, namer: Namer): Place[] {
     if (!prev || !next) continue;
     const loop = loops.find(([, j]) => j === at - 1);
     const what = loop ? 'after the loop' : 'after the if';
-    const src = code.slice(0, at).reverse().find((i): i is Extract<Instr, { op: 'loopcheck' }> => i.op === 'loopcheck');
+    // The loop's own check comes first after its head (later ones are of loops inside it).
+    const src = loop && code.slice(loop[0], at).find((i): i is Extract<Instr, { op: 'loopcheck' }> => i.op === 'loopcheck');
     const loopAt = loop && src ? ` of ${namer.where(src.pos)}${within(callsOf(src.pos), namer)}` : '';
     // Right after a call with its own loop (smp_cond_load_acquire()): after the call.
     const afterCall = hasControl(code, prev) && code.slice(prev.last + 1, at).every((i) => i.op !== 'prim');
+    // A loop that ends a helper's code, every path into the place leaving that loop: after the call.
+    const into = code.flatMap((i, pc) => ((i.op === 'branch' && i.ifFalse === at) || (i.op === 'jump' && i.target === at) ? [pc] : []));
+    const endsCall = !!loop && !!src && callsOf(src.pos).length > commonCalls(posOf(prev), posOf(next)) && into.every((pc) => pc >= loop[0]);
     places.push({
       thread, prev, next, ...around(at),
       edit: (fence) => ({ op: 'insert-fence-before', thread, pc: at, name: fence }),
-      text: afterCall ? between(prev, next, !control(at, next.first)) : `${what}${loopAt}, before ${name(next)}`,
+      text: (afterCall || endsCall) && !control(at, next.first) ? between(prev, next) : afterCall ? between(prev, next, false) : `${what}${loopAt}, before ${name(next)}`,
       key: `before:${thread}:${at}`,
     });
   }
