@@ -433,6 +433,44 @@ P1(int *data, int *flag)
 exists (1:r0=1 /\\ 1:r1=0)
 `;
 
+// Two CPUs running the same unlock path, written once as a helper.
+const BIT_HELPER = `C two-unlockers-helper
+
+{
+	flags = 3;
+}
+
+static void release(int *p, int *flags, int bit)
+{
+	WRITE_ONCE(*p, 1);
+	clear_bit(bit, flags);
+}
+
+P0(int *a, int *flags)
+{
+	release(a, flags, 0);
+}
+
+P1(int *b, int *flags)
+{
+	release(b, flags, 1);
+}
+
+P2(int *a, int *b, int *flags)
+{
+	int r0;
+	int r1;
+	int r2;
+
+	r0 = READ_ONCE(*flags);
+	smp_rmb();
+	r1 = READ_ONCE(*a);
+	r2 = READ_ONCE(*b);
+}
+
+exists (2:r0=0 /\\ (2:r1=0 \\/ 2:r2=0))
+`;
+
 describe('fixes over the outcome', () => {
   it('a spin-wait loop then a read: smp_rmb() after the loop, not inside it', () => {
     const t = trace(LOOP);
@@ -497,6 +535,15 @@ describe('fixes over the outcome', () => {
 
   it("a helper ending in a spin-wait loop: the fence goes after the call, where the caller writes it (herd7: Never)", () => {
     expect(fixesOf(trace(WAIT_HELPER))[0]).toBe('smp_rmb() between the call of wait_flag() (line 26) and P1.4 (line 27)');
+  });
+
+  it('two CPUs calling one helper: the change written once in the helper, made at each call, is one change (herd7: Never)', () => {
+    expect(fixesOf(trace(BIT_HELPER)).slice(0, 2)).toEqual([
+      'clear_bit → clear_bit_unlock at line 10 in release(), at each of its 2 calls',
+      'smp_wmb() between line 9 and line 10 in release(), at each of its 2 calls',
+    ]);
+    // The same edits as changes of each copy are not printed again.
+    expect(fixesOf(trace(BIT_HELPER))).not.toContain('clear_bit → clear_bit_unlock at P0.2 (line 10, in release() called at line 15); and clear_bit → clear_bit_unlock at P1.2 (line 10, in release() called at line 20)');
   });
 
   it('smp_store_mb() for a full barrier after a WRITE_ONCE()', () => {
@@ -953,6 +1000,8 @@ exists (0:r0=0 /\\ 1:r0=0 /\\ 2:r0=0 /\\ 3:r0=0)
     // The ring needs four changes (smp_wmb() on each CPU orders nothing it needs); with smp_mb() on one CPU, three do.
     expect(compare(SB4_SHAPE.replace(/(WRITE_ONCE\(\*\w, 1\);)/g, '$1\n\tsmp_wmb();'))).toBe('none');
     expect(compare(SB4_SHAPE.replace('WRITE_ONCE(*a, 1);', 'WRITE_ONCE(*a, 1);\n\tsmp_mb();'))).toBe('fix');
+    // A helper called on two CPUs: its changes made at each call are candidates too.
+    expect(compare(BIT_HELPER)).toBe('fix');
     await fc.assert(
       fc.asyncProperty(decorated, async (text) => {
         await new Promise((done) => setImmediate(done));

@@ -12,7 +12,9 @@
 // every path that leaves it, or at the end of its body). A fix must forbid
 // every execution that reaches the outcome, whichever thread's code it
 // changes, so changes on several threads (and on threads running the same
-// code) are searched together.
+// code) are searched together. Code inlined from a helper function is named
+// by its calls, and a change inside a helper is also offered as written
+// there: made at each of its calls, one change.
 //
 // Cost order (per change, summed over a set): acquire or release variant 1;
 // smp_rmb() or smp_wmb() 2; fully ordered RMW 3; a full barrier 4 (smp_mb(),
@@ -59,7 +61,14 @@ export interface Change {
   strongest: boolean;
   /** Only for the strongest set of all (an smp_mb() that smp_store_mb() stands for); never part of a fix. */
   hidden?: boolean;
+  /** Other CPUs it changes (a change written in a helper function, made at each of its calls). */
+  also?: number[];
+  /** For a change inside a helper's code: the change as written in the helper, the same at each of its calls. */
+  source?: { key: string; text: string };
 }
+
+/** Whether a change changes that CPU's code. */
+export const changesCpu = (c: Change, cpu: number): boolean => c.thread === cpu || (c.also?.includes(cpu) ?? false);
 
 export const COST = { acquireRelease: 1, rmbWmb: 2, fullRmw: 3, mb: 4 } as const;
 
@@ -142,6 +151,9 @@ function commonCalls(a: Pos, b: Pos): number {
   return d;
 }
 
+/** A position of a helper's code as written, whichever call it was inlined at: its place and function. */
+const sourceKey = (p: Pos, namer: Namer): string => `${namer.where(p)}:${p.col}@${p.inlined?.fn ?? ''}`;
+
 /** Whether a call's instructions include a branch or a jump (its own loop). */
 const hasControl = (code: readonly Instr[], g: Group) => code.slice(g.first, g.last + 1).some((i) => i.op === 'branch' || i.op === 'jump');
 
@@ -167,6 +179,8 @@ interface Place {
   /** How the call before it is named ("P0.1 (line 12)"). */
   prevText?: string;
   key: string;
+  /** A place between two accesses of one helper's own code: as written there, whichever call it is in. */
+  source?: { key: string; text: string; fn: string };
 }
 
 function placesOf(prog: Program, thread: number, namer: Namer): Place[] {
@@ -192,6 +206,12 @@ function placesOf(prog: Program, thread: number, namer: Namer): Place[] {
     return `between ${side(a)} and ${side(b)}${within(callsOf(posOf(a)).slice(0, d), namer)}`;
   };
   const control = (from: number, to: number) => code.slice(from, to).some((i) => i.op === 'branch' || i.op === 'jump' || i.op === 'loopcheck');
+  // Two accesses written in the same helper's own code (not in calls it makes).
+  const inOneHelper = (a: Group, b: Group) => {
+    const d = commonCalls(posOf(a), posOf(b));
+    return d > 0 && callsOf(posOf(a)).length === d && callsOf(posOf(b)).length === d;
+  };
+  const srcKey = (p: Pos) => sourceKey(p, namer);
   // What a fence at index `at` has before and after it (a loop's body is both).
   const around = (at: number): { reads: [boolean, boolean]; writes: [boolean, boolean] } => {
     const inLoop = loops.filter(([h, j]) => h < at && at <= j);
@@ -217,6 +237,7 @@ function placesOf(prog: Program, thread: number, namer: Namer): Place[] {
       edit: (fence) => ({ op: 'insert-fence', thread, pc: g.last, name: fence }),
       text: next ? between(g, next, !control(at, next.first)) : `after ${name(g)}, at the end of its loop's body`,
       prevText: name(g),
+      source: next && inOneHelper(g, next) ? { key: `after|${srcKey(posOf(g))}|${srcKey(posOf(next))}`, text: `between ${namer.where(posOf(g))} and ${namer.where(posOf(next))}`, fn: callsOf(posOf(g)).at(-1)!.fn } : undefined,
       key: `after:${thread}:${g.last}`,
     });
   });
@@ -315,18 +336,63 @@ export function candidateChanges(prog: Program, namer: Namer = lineNamer): Chang
         if (f.orders === 'all') {
           // Weaker than the full barrier there (it orders only what precedes an unlock before the lock): tried first.
           const aul = afterUnlockLockAt(prog, p);
-          if (aul) out.push({ edits: [p.edit(aul)], text: `${aul}() ${p.text}`, cost: COST.mb, sites: [p.key], thread: th.index, strongest: false });
+          if (aul) out.push({ edits: [p.edit(aul)], text: `${aul}() ${p.text}`, cost: COST.mb, sites: [p.key], thread: th.index, strongest: false, source: fenceSource(p, aul) });
           const mb = fullBarrierAt(prog, p);
           // smp_store_mb() also takes the store's site: not comparable with a release there.
           const alone = mb.sites.length === 1;
-          out.push({ edits: mb.edits, text: mb.text, cost: COST.mb, sites: mb.sites, thread: th.index, strongest: alone });
+          out.push({ edits: mb.edits, text: mb.text, cost: COST.mb, sites: mb.sites, thread: th.index, strongest: alone, source: alone ? fenceSource(p, mb.name) : undefined });
           if (!alone) out.push({ edits: [p.edit('smp_mb')], text: `smp_mb() ${p.text}`, cost: COST.mb, sites: [p.key], thread: th.index, strongest: true, hidden: true });
         } else {
-          out.push({ edits: [p.edit(f.name)], text: `${f.name}() ${p.text}`, cost: COST.rmbWmb, sites: [p.key], thread: th.index, strongest: false });
+          out.push({ edits: [p.edit(f.name)], text: `${f.name}() ${p.text}`, cost: COST.rmbWmb, sites: [p.key], thread: th.index, strongest: false, source: fenceSource(p, f.name) });
         }
       }
     }
     for (const g of groupsOf(th.code)) out.push(...strengthenings(prog, th.index, th.code, g, namer));
+  }
+  return [...out, ...inHelpers(prog, out, namer)];
+}
+
+const fenceSource = (p: Place, fence: string): Change['source'] =>
+  p.source && { key: `${p.source.key}|${fence}`, text: `${fence}() ${p.source.text} in ${p.source.fn}()` };
+
+/**
+ * A change written in a helper function is made at each of its calls: one
+ * change of the source (cost as one), for the changes made alike at every
+ * copy of that code, on one CPU or several (two CPUs running the same
+ * unlock path).
+ */
+function inHelpers(prog: Program, changes: readonly Change[], namer: Namer): Change[] {
+  const groups = new Map<string, Change[]>();
+  for (const c of changes) {
+    if (!c.source || c.hidden) continue;
+    const g = groups.get(c.source.key);
+    if (g) g.push(c);
+    else groups.set(c.source.key, [c]);
+  }
+  // How many copies each helper's access has: the calls (per CPU) it was inlined through.
+  const copies = new Map<string, Set<string>>();
+  for (const th of prog.threads) {
+    for (const ins of th.code) {
+      if (ins.op !== 'prim' || !ins.pos.inlined) continue;
+      const k = sourceKey(ins.pos, namer);
+      if (!copies.has(k)) copies.set(k, new Set());
+      copies.get(k)!.add(`${th.index}/${JSON.stringify(callsOf(ins.pos).map((c) => [c.at.line, c.at.col, namer.where(c.at)]))}`);
+    }
+  }
+  const out: Change[] = [];
+  for (const [key, g] of groups) {
+    const n = copies.get(key.split('|')[key.startsWith('after|') ? 1 : 0])?.size ?? 0;
+    if (g.length < 2 || g.length !== n) continue;
+    const threads = [...new Set(g.map((c) => c.thread))];
+    out.push({
+      edits: g.flatMap((c) => c.edits),
+      text: `${g[0].source!.text}, at each of its ${n} calls`,
+      cost: g[0].cost,
+      sites: g.flatMap((c) => c.sites),
+      thread: threads[0],
+      also: threads.slice(1),
+      strongest: g.every((c) => c.strongest),
+    });
   }
   return out;
 }
@@ -346,6 +412,9 @@ function strengthenings(prog: Program, thread: number, code: readonly Instr[], g
     return `${namer.step(thread, pc) ?? `P${thread}`} (${namer.where(pos)}${within(callsOf(pos), namer)})`;
   };
   const forms = g.prims.map((pc) => ({ pc, ins: code[pc] as PrimInstr, wants: wantedOrderings(code[pc] as PrimInstr) }));
+  // An access of a helper's code, as written there.
+  const helperSource = (pos: Pos, what: string): Change['source'] =>
+    pos.inlined && { key: `${sourceKey(pos, namer)}|${what}`, text: `${what} at ${namer.where(pos)} in ${pos.inlined.fn}()` };
   const handled = new Set<string>();
   if (g.prims.length > 1) {
     for (const annot of ['ACQUIRE', 'RELEASE', 'MB'] as Annot[]) {
@@ -358,6 +427,7 @@ function strengthenings(prog: Program, thread: number, code: readonly Instr[], g
       out.push({
         edits: forms.map((f) => ({ op: 'replace', thread, pc: f.pc, name: tos[0]!.name })),
         text: `${first.name} → ${op} at ${at(g.first)}`,
+        source: helperSource(first.pos, `${first.name} → ${op}`),
         cost: annot === 'MB' ? COST.fullRmw : COST.acquireRelease,
         sites: forms.map((f) => `access:${thread}:${f.pc}`),
         thread,
@@ -375,6 +445,7 @@ function strengthenings(prog: Program, thread: number, code: readonly Instr[], g
       out.push({
         edits: [{ op: 'replace', thread, pc, name: to.name }],
         text: `${ins.name} → ${shown} at ${at(pc)}`,
+        source: g.prims.length === 1 ? helperSource(ins.pos, `${ins.name} → ${shown}`) : undefined,
         cost: annot === 'MB' ? COST.fullRmw : COST.acquireRelease,
         sites: [`access:${thread}:${pc}`],
         thread,
@@ -470,10 +541,10 @@ export function findFixes(prog: Program, model: Model, all: readonly Change[], l
     if (reach) required.push(s);
   }
   // A CPU that even the strongest changes on all the others leave reaching it: every fix changes it.
-  const cpus = [...new Set(changes.map((c) => c.thread))];
+  const cpus = [...new Set(changes.flatMap((c) => [c.thread, ...(c.also ?? [])]))];
   const requiredCpus: number[] = [];
   for (const t of cpus) {
-    const reach = check(strongestExcept((c) => c.thread === t));
+    const reach = check(strongestExcept((c) => changesCpu(c, t)));
     if (reach === undefined) return { ...base, fixes: [], checks, stopped: limitHit };
     if (reach) requiredCpus.push(t);
   }
@@ -484,9 +555,11 @@ export function findFixes(prog: Program, model: Model, all: readonly Change[], l
   const stop = () => ({ ...base, required, fixes, checks, stopped: `after ${MAX_CHECKS} checks` });
   for (const set of sets) {
     const own = new Set(set.flatMap((c) => c.sites));
-    if (!required.every((s) => own.has(s)) || !requiredCpus.every((t) => set.some((c) => c.thread === t))) continue;
+    if (!required.every((s) => own.has(s)) || !requiredCpus.every((t) => set.some((c) => changesCpu(c, t)))) continue;
     // Not minimal: it holds a fix found, or the same changes made stronger.
     if (fixes.some((f) => f.every((c) => set.some((t) => t === c || (t.strongest && c.sites.every((s) => t.sites.includes(s))))))) continue;
+    // A fix found said another way (a helper's change at each call, as the changes of its copies).
+    if (fixes.some((f) => editsKey(f) === editsKey(set))) continue;
     if (dead.some((d) => [...own].every((s) => d.has(s)))) continue;
     if (!set.every((c) => c.strongest)) {
       const key = [...own].sort().join(' ');
@@ -514,6 +587,7 @@ export function findFixes(prog: Program, model: Model, all: readonly Change[], l
 }
 
 const total = (set: Change[]) => set.reduce((n, c) => n + c.cost, 0);
+const editsKey = (set: readonly Change[]) => set.flatMap((c) => c.edits.map((e) => JSON.stringify(e))).sort().join(' ');
 
 /** Every set of up to MAX_CHANGES changes with distinct sites. */
 function combinations(changes: readonly Change[]): Change[][] {

@@ -12,7 +12,7 @@ import type { Execution } from '../model/execution.js';
 import type { Model, Ordering } from '../model/model.js';
 import type { Program } from '../program/program.js';
 import { sc } from '../../models/sc.js';
-import { candidateChanges, findFixes, MAX_CHANGES, satisfiable, type FixSearch, type Limits, type Namer } from './fixes.js';
+import { candidateChanges, changesCpu, findFixes, MAX_CHANGES, satisfiable, type FixSearch, type Limits, type Namer } from './fixes.js';
 import { reorderingCycle } from './graph.js';
 import { eventText, stepNumbers } from './steps.js';
 
@@ -263,7 +263,7 @@ function halfOrdered(model: Model, x: Execution, a: Node, b: Node): Ordering | u
  */
 function allOrdered(x: Execution, model: Model, nodes: Node[], orderings: (Ordering | undefined | 'not-po')[], fixes?: FixSearch): string[] {
   const confirmed = (thread: number) => {
-    const ids = (fixes?.fixes ?? []).map((f, i) => (f.some((c) => c.thread === thread) ? i + 1 : 0)).filter((i) => i > 0);
+    const ids = (fixes?.fixes ?? []).map((f, i) => (f.some((c) => changesCpu(c, thread)) ? i + 1 : 0)).filter((i) => i > 0);
     return ids.length ? ` The checked fix${ids.length > 1 ? 'es' : ''} ${ids.join(', ')} below change${ids.length > 1 ? '' : 's'} P${thread}.` : '';
   };
   for (let i = 0; i < nodes.length; i++) {
