@@ -6,7 +6,7 @@
 // command turns a spec into a Model with getModel.
 
 import type { Model } from '../src/model/model.js';
-import { compileModelFiles } from './cat/model.js';
+import { compileModelFiles, describeFiles, filesModelName, fingerprintOfFiles } from './cat/model.js';
 import { loadMacros, MacroFileError, tagsUnknownToBuiltinModels } from '../src/events/def.js';
 import type { ModelFiles } from './cat/files.js';
 import { lkmm } from './lkmm.js';
@@ -72,7 +72,7 @@ export function specMacros(spec: string): string | undefined {
 }
 
 /**
- * The fingerprint (models/cat/compile.ts) of the kernel's LKMM files as
+ * The fingerprint (models/cat/compile.ts fingerprintOf) of the kernel's LKMM files as
  * herdtools7 and tools/memory-model ship them (linux-kernel.cat, .bell,
  * lock.cat, with litmus's library files and the variant lkmmv2). Given
  * those files, litmus checks with its built-in copy, models/lkmm.ts, and
@@ -110,11 +110,14 @@ export function getModel(spec: string): Model | undefined {
   return m;
 }
 
-/** The compiled model of the files, or the built-in LKMM under the files' name when they are the kernel's. */
+/**
+ * The compiled model of the files, or the built-in LKMM under the files'
+ * name when they are the kernel's (known by their fingerprint, without
+ * compiling them: this is asked at every start of litmus herd7 -conf).
+ */
 function modelOfFiles(files: ModelFiles): Model {
-  const compiled = compileModelFiles(files);
-  if (files.compiled || compiled.compiled.fingerprint !== KERNEL_LKMM_FINGERPRINT || files.skipChecks.length > 0) return compiled;
+  const known = files.compiled || files.skipChecks.length > 0 ? undefined : fingerprintOfFiles(files);
   // A .def with tags the built-in copy does not know: the files' own model gives them their meaning.
-  if (files.macros !== undefined && macrosHaveNewTags(files.macros)) return compiled;
-  return { ...lkmm, name: compiled.name, description: `${compiled.description} (the kernel's LKMM: litmus's built-in copy)` };
+  if (known?.fingerprint !== KERNEL_LKMM_FINGERPRINT || (files.macros !== undefined && macrosHaveNewTags(files.macros))) return compileModelFiles(files);
+  return { ...lkmm, name: filesModelName(files), description: `${describeFiles(files, known.title)} (the kernel's LKMM: litmus's built-in copy)` };
 }

@@ -44,16 +44,46 @@ export interface CompiledCat {
   variantsTested: Map<string, CatPos>;
   /** Every file read, for messages. */
   files: string[];
-  /**
-   * A digest of what the model says: every file's tokens in the order read
-   * (comments and layout left out) and the variants; equal models of equal
-   * text have equal fingerprints.
-   */
-  fingerprint: string;
 }
 
 /** Nested includes beyond this depth are a loop. */
 const MAX_INCLUDE_DEPTH = 32;
+
+/**
+ * A digest of what a model's files say, without parsing or compiling them
+ * (it is asked for at every start, to know the kernel's unchanged files):
+ * the tokens (comments and layout left out) of stdlib, then of each of
+ * `mains` with every file they include, in the order included (whatever
+ * the variants, which are digested too), found as compileCat finds them.
+ * Equal text gives equal fingerprints; undefined when an include is not
+ * found or loops (compileCat then reports it).
+ */
+export function fingerprintOf(mains: { path: string; text: string }[], source: ModelSource, variants: ReadonlySet<string>): { fingerprint: string; title?: string } | undefined {
+  const digest = createHash('sha256');
+  let title: string | undefined;
+  const visit = (text: string, path: string, depth: number, natives: readonly string[]): boolean => {
+    if (depth > MAX_INCLUDE_DEPTH) return false;
+    const tokens = tokenize(text, path);
+    // A main file's title (as the parser reads it, for the kernel's files: a leading string).
+    if (depth === 0 && tokens[0]?.kind === 'string') title = tokens[0].text;
+    for (const t of tokens) digest.update(`${t.kind}\u0000${t.text}\u0001`);
+    digest.update(`\u0002${natives.join(',')}\u0003`);
+    for (let i = 0; i + 1 < tokens.length; i++) {
+      if (tokens[i].kind !== 'keyword' || tokens[i].text !== 'include' || tokens[i + 1].kind !== 'string') continue;
+      const name = tokens[i + 1].text;
+      const lib = LIBRARY[name];
+      const found = source.find(name, tokens[i].pos);
+      if (found ? !visit(found.text, found.path, depth + 1, lib?.natives ?? []) : !lib || !visit(lib.text, `litmus:${name}`, depth + 1, lib.natives)) return false;
+    }
+    return true;
+  };
+  const std = LIBRARY['stdlib.cat'];
+  if (!visit(std.text, 'litmus:stdlib.cat', 0, std.natives)) return undefined;
+  title = undefined; // stdlib's own title is not the model's
+  for (const m of mains) if (!visit(m.text, m.path, 0, [])) return undefined;
+  digest.update(`variants:${[...variants].sort().join(',')}`);
+  return { fingerprint: digest.digest('hex'), title };
+}
 
 /**
  * Reads the model: stdlib first, then each of `mains` (the bell, then the
@@ -82,11 +112,8 @@ export function compileCat(mains: { path: string; text: string }[], source: Mode
       }
     }
   };
-  const digest = createHash('sha256');
   const load = (text: string, path: string, depth: number, natives: readonly string[]): CatFile => {
     files.push(path);
-    for (const t of tokenize(text, path)) digest.update(`${t.kind}\u0000${t.text}\u0001`);
-    digest.update(`\u0002${natives.join(',')}\u0003`);
     const parsed: CatFile = parseCat(text, path);
     for (const n of natives) flat.push({ kind: 'let', rec: false, bindings: [nativeBinding(n, parsed)], pos: { file: path, line: 1, col: 1 } });
     expand(parsed.instrs, depth);
@@ -95,8 +122,7 @@ export function compileCat(mains: { path: string; text: string }[], source: Mode
   const std = LIBRARY['stdlib.cat'];
   load(std.text, 'litmus:stdlib.cat', 0, std.natives);
   for (const m of mains) title = load(m.text, m.path, 0, []).title ?? title;
-  digest.update(`variants:${[...variants].sort().join(',')}`);
-  const compiled = resolve(flat, files, title, digest.digest('hex'));
+  const compiled = resolve(flat, files, title);
   for (const [v, at] of variantsTested) if (!compiled.variantsTested.has(v)) compiled.variantsTested.set(v, at);
   return compiled;
 }
@@ -308,7 +334,7 @@ export function tagSetName(tag: string): string {
 
 const NO_LOCALS: Locals = new Set();
 
-function resolve(flat: CatInstr[], files: string[], title: string | undefined, fingerprint: string): CompiledCat {
+function resolve(flat: CatInstr[], files: string[], title: string | undefined): CompiledCat {
   const r = new Resolver();
   const instrs: CompiledInstr[] = [];
   const at = () => instrs.length;
@@ -390,5 +416,5 @@ function resolve(flat: CatInstr[], files: string[], title: string | undefined, f
     }
   };
   topLevel(flat);
-  return { title, instrs, slots: r.slots, base: r.base, tags: r.tags, variantsTested: r.variantsTested, files, fingerprint };
+  return { title, instrs, slots: r.slots, base: r.base, tags: r.tags, variantsTested: r.variantsTested, files };
 }

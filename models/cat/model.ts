@@ -15,7 +15,7 @@ import type { Program } from '../../src/program/program.js';
 import type { Highlight, Model, Verdict } from '../../src/model/model.js';
 import { scratch } from '../../src/relation/relation.js';
 import type { CatExpr } from './ast.js';
-import { compileCat, type CompiledCat } from './compile.js';
+import { compileCat, fingerprintOf, type CompiledCat } from './compile.js';
 import { StructureRun } from './evaluate.js';
 import { prefixSafeChecks } from './monotone.js';
 import { fileSource, readModelText, type ModelFiles } from './files.js';
@@ -29,9 +29,36 @@ export interface CatModel extends Model {
   prefixSafeFor(p: Program): ReadonlySet<number>;
 }
 
+/** The files read first: the bell, then the cat. */
+function mainFiles(files: ModelFiles): { path: string; text: string }[] {
+  return [...(files.bell ? [files.bell] : []), files.cat].map((path) => ({ path, text: readModelText(path) }));
+}
+
+/** A model of files as its name and description say it: the cat's title, the cat and the bell. */
+export function describeFiles(files: ModelFiles, title: string | undefined): string {
+  return `${title ? `"${title}": ` : ''}${displayPath(files.cat)}${files.bell ? ` with ${displayPath(files.bell)}` : ''}`;
+}
+
+/** The name a model of files is known by in output. */
+export const filesModelName = (files: ModelFiles): string => displayPath(files.cat);
+
+/**
+ * What the files say, digested without compiling them (models/cat/compile.ts
+ * fingerprintOf), with the model's title; undefined when they cannot be
+ * read as far as that (compiling them then says why).
+ */
+export function fingerprintOfFiles(files: ModelFiles): { fingerprint: string; title?: string } | undefined {
+  try {
+    return fingerprintOf(mainFiles(files), fileSource(files.searchDirs, files.besideIncluder ?? false), new Set(files.variants));
+  } catch (e) {
+    if (e instanceof ModelError) return undefined;
+    throw e;
+  }
+}
+
 /** Compiles the model the files describe; throws ModelError (positioned) if they cannot be read. */
 export function compileModelFiles(files: ModelFiles): CatModel {
-  const mains = [...(files.bell ? [files.bell] : []), files.cat].map((path) => ({ path, text: readModelText(path) }));
+  const mains = mainFiles(files);
   const variants = new Set(files.variants);
   const compiled = compileCat(mains, fileSource(files.searchDirs, files.besideIncluder ?? false), variants);
   refuseLegacyEvents(compiled, variants);
@@ -54,8 +81,8 @@ export function compileModelFiles(files: ModelFiles): CatModel {
     return { consistent: v.consistent, violated: v.violated, flags: v.flags };
   };
   return {
-    name: displayPath(files.cat),
-    description: `${compiled.title ? `"${compiled.title}": ` : ''}${displayPath(files.cat)}${files.bell ? ` with ${displayPath(files.bell)}` : ''}`,
+    name: filesModelName(files),
+    description: describeFiles(files, compiled.title),
     compiled,
     files,
     // No pruning of the explorer's own (see the header): every branch is explored.
