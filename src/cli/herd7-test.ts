@@ -155,11 +155,11 @@ function userErrors(file: string, e: LitmusError): string[] {
   const named = new Set<string>();
   const lines: string[] = [];
   for (const x of [e, ...(e.others ?? [])]) {
-    const unknown = /^unknown primitive "([^"]+)"/.exec(x.message);
-    if (!unknown) lines.push(`File "${file}", line ${x.pos.line}, character ${x.pos.col - 1}: ${x.message} (User error)`);
-    else if (!named.has(unknown[1])) {
-      named.add(unknown[1]);
-      lines.push(`File "${file}": Unknown macro ${unknown[1]} (User error) [${file}:${x.pos.line}:${x.pos.col}: ${x.message}]`);
+    const unknown = x instanceof UnknownPrimitiveError ? x.primitive : undefined;
+    if (unknown === undefined) lines.push(`File "${file}", line ${x.pos.line}, character ${x.pos.col - 1}: ${x.message} (User error)`);
+    else if (!named.has(unknown)) {
+      named.add(unknown);
+      lines.push(`File "${file}": Unknown macro ${unknown} (User error) [${file}:${x.pos.line}:${x.pos.col}: ${x.message}]`);
     }
   }
   return lines;

@@ -3,14 +3,17 @@
 // (src/events/primitives.ts) so that the two cannot drift apart.
 
 import type { Annot, FenceKind, FenceTag, SrcuKind } from '../events/event.js';
-import { effectOf, isRunThen, lookupPrimitive, primitiveNames, type Effect, type EventShape, type Lowered, type PrimitiveInfo } from '../events/primitives.js';
+import { BUILTIN_PRIMITIVES, effectOf, isRunThen, lookupPrimitive, primitiveNames, type Effect, type EventShape, type Lowered, type PrimitiveInfo } from '../events/primitives.js';
 import type { Expr, Stmt } from '../parse/ast.js';
 import { printExpr } from '../parse/printer.js';
 
 export function primitiveLines(): string[] {
-  const rows = primitiveNames().map((name) => {
+  const rows = primitiveNames().map((name): [string, string] => {
     const info = lookupPrimitive(name)!;
-    return 'lower' in info ? describeLowered(name, info) : [`${name}${signature(info)}`, describePrimitive(info)];
+    const [call, does] = 'lower' in info ? describeLowered(name, info) : [`${name}${signature(info)}`, describePrimitive(info)];
+    // What the .def lacks says where its meaning comes from.
+    const beyond = 'lower' in info || BUILTIN_PRIMITIVES.isExtension(name);
+    return [call, beyond ? `${does} [${BUILTIN_PRIMITIVES.sourceOf(name)}]` : does];
   });
   const width = Math.max(...rows.map(([s]) => s.length));
   return rows.map(([s, d]) => `${s.padEnd(width)}  ${d}`);

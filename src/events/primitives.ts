@@ -21,6 +21,16 @@ export type AddrStyle = 'lvalue' | 'pointer';
 
 export type RmwOp = '+' | '-' | '&' | '|' | '^' | '&~';
 
+/** When a conditional add does not add: the value read equals argument 2, is negative, is positive, or the sum would be negative. */
+export type CondAddFails = 'equals-arg' | 'negative' | 'positive' | 'sum-negative';
+
+const COND_ADD_FAILS: Record<CondAddFails, { test: (old: number, sum: number, args: readonly number[]) => boolean; words: string }> = {
+  'equals-arg': { test: (old, _, a) => old === a[2], words: 'v is u' },
+  negative: { test: (old) => old < 0, words: 'v is negative' },
+  positive: { test: (old) => old > 0, words: 'v is positive' },
+  'sum-negative': { test: (_, sum) => sum < 0, words: 'the result would be negative' },
+};
+
 export type Primitive =
   /** A load; returns the value read. */
   | { kind: 'load'; annot: AccessTag; addr: AddrStyle }
@@ -38,6 +48,14 @@ export type Primitive =
   | { kind: 'atomic'; op: RmwOp; annot: AccessTag; ret: 'none' | 'new' | 'old'; test?: 'zero' | 'negative'; operand: 'arg' | number }
   /** atomic_add_unless(X, a, u): adds a unless the value is u; returns whether it added. */
   | { kind: 'add_unless'; annot: AccessTag }
+  /**
+   * The kernel's other conditional RMWs (atomic_t.txt): adds `delta` (argument
+   * 1, or a constant) unless `fails` holds of the value read (or of the sum,
+   * for 'sum-negative'); returns whether it added, the value read, or the sum
+   * (whether or not it was written). One atomic RMW when it adds, a read when
+   * it does not, as atomic_add_unless.
+   */
+  | { kind: 'cond_add'; annot: AccessTag; delta: 'arg' | number; fails: CondAddFails; ret: 'added' | 'old' | 'sum' }
   | { kind: 'spin_lock' }
   | { kind: 'spin_unlock' }
   | { kind: 'spin_trylock' }
@@ -176,13 +194,9 @@ function computeEffect(p: Primitive): Effect {
       });
     }
     case 'add_unless':
-      return access(p.annot, {
-        reads: true, writes: true, rmw: true, mayFail: true,
-        write: (old, a) => (old !== a[2] ? binary32('+', old, a[1]) : undefined),
-        result: (_, nv) => (nv === undefined ? 0 : 1),
-        valueArgs: [1, 2], dataArgs: [1], dataFromRead: true, computesWithRead: true, computesWith: [1, 2],
-        params: ['v', 'a', 'u'], computes: 'adds a to v unless v is u, returns whether it added, atomically',
-      });
+      return condAdd({ kind: 'cond_add', annot: p.annot, delta: 'arg', fails: 'equals-arg', ret: 'added' });
+    case 'cond_add':
+      return condAdd(p);
     case 'spin_lock':
       return lockOf('lock', { writes: true, write: () => 1, result: () => 0 });
     case 'spin_unlock':
@@ -198,6 +212,32 @@ function computeEffect(p: Primitive): Effect {
     case 'srcu_sync':
       return access('ONCE', { object: 'srcu', shape: 'fence', srcu: 'sync-srcu', params: ['s'] });
   }
+}
+
+/**
+ * A conditional add (atomic_add_unless and the kernel's other conditional
+ * RMWs): reads v, and unless the condition says not to, writes v + delta in
+ * the same atomic step; a failed one only reads.
+ */
+function condAdd(p: Extract<Primitive, { kind: 'cond_add' }>): Effect {
+  const byArg = p.delta === 'arg';
+  const delta = p.delta;
+  const fails = COND_ADD_FAILS[p.fails];
+  const usesU = p.fails === 'equals-arg';
+  const sumOf = (old: number, a: readonly number[]): number => binary32('+', old, delta === 'arg' ? a[1] : delta);
+  const valueArgs = [...(byArg ? [1] : []), ...(usesU ? [2] : [])];
+  const params = ['v', ...(byArg ? ['a'] : []), ...(usesU ? ['u'] : [])];
+  const adds = delta === 'arg' ? 'adds a to v' : delta < 0 ? `subtracts ${-delta} from v` : `adds ${delta} to v`;
+  const sum = `v + ${byArg ? 'a' : String(delta)}`.replace('+ -', '- ');
+  const returns = p.ret === 'added' ? 'whether it added' : p.ret === 'old' ? 'the value read' : `${sum} (also when it does not add)`;
+  const ret = p.ret;
+  return access(p.annot, {
+    reads: true, writes: true, rmw: true, mayFail: true,
+    write: (old, a) => (fails.test(old, sumOf(old, a), a) ? undefined : sumOf(old, a)),
+    result: (old, nv, a) => (ret === 'added' ? (nv === undefined ? 0 : 1) : ret === 'old' ? old : sumOf(old, a)),
+    valueArgs, dataArgs: byArg ? [1] : NO_ARGS, dataFromRead: true, computesWithRead: true, computesWith: valueArgs,
+    params, computes: `${adds} unless ${fails.words}, returns ${returns}, atomically`,
+  });
 }
 
 const effects = new WeakMap<Primitive, Effect>();
@@ -246,6 +286,11 @@ export interface PrimitiveInfo {
   params?: readonly string[];
   /** Set for a primitive read from a .def file. */
   origin?: MacroOrigin;
+  /**
+   * Where its meaning comes from, for an entry beyond the .def (the .def's
+   * own entries come from the table's file: PrimitiveTable.sourceOf).
+   */
+  source?: string;
 }
 
 /**
@@ -269,6 +314,18 @@ export interface Lowered {
   returns: boolean;
   /** The index of an argument that is a condition over VAL (smp_cond_load_acquire's), if one is. */
   cond?: number;
+  /** Where its definition comes from (a kernel document or header, and its section). */
+  source: string;
+}
+
+/**
+ * A kernel primitive litmus refuses because the LKMM gives it no meaning,
+ * with why, where that is said, and how a test can say the same with what
+ * the LKMM has.
+ */
+export interface RefusedPrimitive {
+  why: string;
+  source: string;
 }
 
 /** A statement to run, then the value a call yields (a register the statement set). */
@@ -311,10 +368,33 @@ export class PrimitiveTable {
     /** The .def file it was read from; undefined for the built-in table. */
     readonly source?: string,
     private readonly unsupported: ReadonlyMap<string, UnsupportedMacro> = new Map(),
+    /** Entries beyond the .def, defined by the kernel's documentation (the conditional RMWs). */
+    private readonly extensions: ReadonlyMap<string, PrimitiveInfo> = new Map(),
   ) {}
 
   lookup(name: string): PrimitiveInfo | Lowered | undefined {
-    return this.defs.get(name) ?? this.loweredOps.get(name) ?? (name.startsWith('atomic_long_') ? this.defs.get('atomic_' + name.slice(12)) : undefined);
+    const long = name.startsWith('atomic_long_') ? 'atomic_' + name.slice(12) : undefined;
+    return this.defs.get(name) ?? this.loweredOps.get(name) ?? this.extensions.get(name) ??
+      (long ? this.defs.get(long) ?? this.loweredOps.get(long) ?? this.extensions.get(long) : undefined);
+  }
+
+  /** Whether name is an entry beyond the .def that herd7 does not have (litmus gives it the meaning its source does). */
+  isExtension(name: string): boolean {
+    const long = name.startsWith('atomic_long_') ? 'atomic_' + name.slice(12) : name;
+    return !this.defs.has(name) && !this.defs.has(long) && (this.extensions.has(name) || this.extensions.has(long));
+  }
+
+  /** Where the meaning of a name the table has comes from. */
+  sourceOf(name: string): string | undefined {
+    const info = this.lookup(name);
+    if (!info) return undefined;
+    if ('lower' in info) return info.source;
+    return info.source ?? (this.source ?? 'tools/memory-model/linux-kernel.def');
+  }
+
+  /** Why a kernel primitive the LKMM gives no meaning is refused, if name is one. */
+  refusal(name: string): RefusedPrimitive | undefined {
+    return this.lookup(name) ? undefined : REFUSED_PRIMITIVES.get(name);
   }
 
   /** The .def's own entries (atomic_long_* and bit operations not included). */
@@ -335,8 +415,8 @@ export class PrimitiveTable {
 
   /** Every name a test may call, the atomic_long_* forms of the atomic_* ones included. */
   names(): string[] {
-    const defs = [...this.defs.keys()];
-    const longs = defs.filter((n) => n.startsWith('atomic_')).map((n) => `atomic_long_${n.slice(7)}`);
+    const defs = [...this.defs.keys(), ...this.extensions.keys()];
+    const longs = [...defs, ...this.loweredOps.keys()].filter((n) => n.startsWith('atomic_')).map((n) => `atomic_long_${n.slice(7)}`);
     return [...new Set([...defs, ...this.loweredOps.keys(), ...longs])].sort();
   }
 
@@ -572,7 +652,7 @@ function builtinDefs(): Map<string, PrimitiveInfo> {
 function bitOperations(): Map<string, Lowered> {
   const ops = new Map<string, Lowered>();
   const add = (name: string, returns: boolean, lower: (args: Expr[], pos: Pos) => Expr | Stmt): void => {
-    ops.set(name, { lower, arity: 2, addrArg: 1, params: ['nr', 'x'], returns });
+    ops.set(name, { lower, arity: 2, addrArg: 1, params: ['nr', 'x'], returns, source: 'Documentation/atomic_bitops.txt' });
   };
   const bitRmws: [string, string][] = [['set_bit', 'atomic_or'], ['clear_bit', 'atomic_andnot'], ['change_bit', 'atomic_xor']];
   for (const [name, op] of bitRmws) {
@@ -608,6 +688,7 @@ function bitOperations(): Map<string, Lowered> {
   for (const [name, load] of [['smp_cond_load_relaxed', 'READ_ONCE'], ['smp_cond_load_acquire', 'smp_load_acquire']] as const) {
     ops.set(name, {
       arity: 2, addrArg: 0, params: ['ptr', 'cond'], returns: true, cond: 1,
+      source: 'include/asm-generic/barrier.h (smp_cond_load_relaxed, smp_cond_load_acquire)',
       lower: ([ptr, cond], pos) => {
         const val: Expr = { kind: 'name', name: 'VAL', pos };
         const read = (): Stmt => ({ kind: 'assign', target: val, value: call(load, [load === 'READ_ONCE' ? deref(ptr) : ptr], pos), pos });
@@ -617,6 +698,13 @@ function bitOperations(): Map<string, Lowered> {
       },
     });
   }
+  // atomic_inc_not_zero(v) is the kernel's atomic_add_unless(v, 1, 0) (its
+  // generic fallback defines it so), which the .def has.
+  ops.set('atomic_inc_not_zero', {
+    arity: 1, addrArg: 0, params: ['v'], returns: true,
+    source: 'Documentation/atomic_t.txt (API: reference count); the kernel defines it as atomic_add_unless(v, 1, 0)',
+    lower: ([v], pos) => call('atomic_add_unless', [v, num(1, pos), num(0, pos)], pos),
+  });
   return ops;
 }
 
@@ -671,12 +759,64 @@ function editDistance(a: string, b: string): number {
 }
 
 
+const ATOMIC_T_TXT = 'Documentation/atomic_t.txt (ORDERING: a conditional RMW is unordered when it fails, fully ordered when it succeeds) and scripts/atomic/atomics.tbl';
+
+/**
+ * The kernel's conditional RMWs that the .def lacks (atomic_t.txt lists them
+ * among the RMWs; scripts/atomic/atomics.tbl gives their arguments and what
+ * they return; none has ordering variants). Each is one atomic RMW when it
+ * adds and a read when it does not, ordered as the table's atomic_add_unless
+ * is (fully, in the kernel's .def); a table without atomic_add_unless has
+ * none of them.
+ */
+function conditionalRmws(addUnless: PrimitiveInfo | undefined): Map<string, PrimitiveInfo> {
+  const out = new Map<string, PrimitiveInfo>();
+  if (!addUnless || addUnless.prim.kind !== 'add_unless') return out;
+  const annot = addUnless.prim.annot;
+  const add = (name: string, delta: 'arg' | number, fails: CondAddFails, ret: 'added' | 'old' | 'sum'): void => {
+    const prim: Primitive = { kind: 'cond_add', annot, delta, fails, ret };
+    out.set(name, { prim, arity: effectOf(prim).params.length, addrArg: 0, returns: true, source: ATOMIC_T_TXT });
+  };
+  add('atomic_fetch_add_unless', 'arg', 'equals-arg', 'old');
+  add('atomic_inc_unless_negative', 1, 'negative', 'added');
+  add('atomic_dec_unless_positive', -1, 'positive', 'added');
+  add('atomic_dec_if_positive', -1, 'sum-negative', 'sum');
+  return out;
+}
+
+const LIMITATIONS = 'tools/memory-model/Documentation/litmus-tests.txt, LIMITATIONS';
+
+/** The kernel primitives the LKMM gives no meaning, each with why (see RefusedPrimitive). */
+function refusedPrimitives(): Map<string, RefusedPrimitive> {
+  const out = new Map<string, RefusedPrimitive>();
+  const asyncCallback = 'its callback runs later, after a grace period, in no process of the test, and the LKMM has no such events; ' +
+    'write the callback as a process of its own that calls synchronize_rcu() first, reached from the call site by a release-acquire pair';
+  for (const name of ['call_rcu', 'call_srcu', 'kfree_rcu', 'kvfree_rcu', 'call_rcu_hurry']) out.set(name, { why: asyncCallback, source: LIMITATIONS });
+  const barrier = 'it waits for the callbacks of earlier call_rcu()s, which the LKMM does not model; ' +
+    'with each callback written as a process, have each end with a release that the barrier\'s site acquires';
+  for (const name of ['rcu_barrier', 'srcu_barrier']) out.set(name, { why: barrier, source: LIMITATIONS });
+  const rwlock = 'the LKMM models only exclusive locks (lock.cat: spin_lock and friends), not reader-writer locks, whose readers share the lock; ' +
+    'write the lock with atomic RMWs (a reader count and a writer flag, say)';
+  for (const op of ['read_lock', 'read_unlock', 'write_lock', 'write_unlock', 'read_trylock', 'write_trylock']) {
+    for (const sfx of ['', '_bh', '_irq']) if (!(op.endsWith('trylock') && sfx)) out.set(op + sfx, { why: rwlock, source: LIMITATIONS });
+  }
+  const tryCmpxchg = 'it writes the value found through a pointer to a local variable, which a litmus test cannot make (a register has no address); ' +
+    'write r = atomic_cmpxchg(v, old, new) and compare r with old';
+  for (const sfx of ['', '_relaxed', '_acquire', '_release']) {
+    out.set(`atomic_try_cmpxchg${sfx}`, { why: tryCmpxchg, source: 'Documentation/atomic_t.txt (API: swap)' });
+    out.set(`try_cmpxchg${sfx}`, { why: tryCmpxchg, source: 'Documentation/atomic_t.txt (API: swap)' });
+  }
+  return out;
+}
+
+const REFUSED_PRIMITIVES: ReadonlyMap<string, RefusedPrimitive> = refusedPrimitives();
+
 /** The bit operations, shared by every table (they are defined by .def names, looked up in the table at hand). */
 const BIT_OPERATIONS: ReadonlyMap<string, Lowered> = bitOperations();
 
 /** A table from a .def's primitives, with the bit operations and atomic_long_* forms every table has. */
 export function primitiveTable(defs: ReadonlyMap<string, PrimitiveInfo>, source?: string, unsupported?: ReadonlyMap<string, UnsupportedMacro>): PrimitiveTable {
-  return new PrimitiveTable(defs, BIT_OPERATIONS, source, unsupported);
+  return new PrimitiveTable(defs, BIT_OPERATIONS, source, unsupported, conditionalRmws(defs.get('atomic_add_unless')));
 }
 
 /**

@@ -204,6 +204,9 @@ function lintExpr(e: Expr, add: Add, name: Check, type: TypeCheck, table: Primit
       const def = table.source ?? "herd7's linux-kernel.def";
       if (!info) add(e.pos, `unknown primitive "${e.name}" (${def} has no such macro either)`, false);
       else if ('lower' in info) add(e.pos, `${e.name} is not in ${def} (litmus export writes it with .def primitives)`, true);
+      else if (table.isExtension(e.name)) {
+        add(e.pos, `${e.name} is not in ${def} (litmus gives it the meaning of ${table.sourceOf(e.name)}; litmus export cannot write it for herd7)`, false);
+      }
       else if (table.defName(e.name) !== e.name) add(e.pos, `${e.name} is not in ${def}: it is ${table.defName(e.name)} there`, true);
       return;
     }

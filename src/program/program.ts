@@ -944,8 +944,12 @@ function reportUnknownPrimitives(procs: Process[], table: PrimitiveTable): void 
       errors.push(new LitmusError(`litmus cannot run the macro ${e.name} of ${cannot.file}:${cannot.pos.line}:${cannot.pos.col}: ${cannot.reason}`, e.pos));
       return;
     }
-    const near = table.closest(e.name);
-    errors.push(new UnknownPrimitiveError(`unknown primitive "${e.name}"${near ? ` (did you mean "${near}"?)` : ''}`, e.pos, e.name, statementCalls.has(e)));
+    const refused = table.refusal(e.name);
+    const near = refused ? undefined : table.closest(e.name);
+    const message = refused
+      ? `${e.name}() has no meaning in the LKMM: ${refused.why} (${refused.source})`
+      : `unknown primitive "${e.name}"${near ? ` (did you mean "${near}"?)` : ''}`;
+    errors.push(new UnknownPrimitiveError(message, e.pos, e.name, statementCalls.has(e)));
   };
   for (const p of procs) for (const st of p.body) walkStmt(st, { stmt, expr });
   if (errors.length === 0) return;
