@@ -68,3 +68,16 @@ describe('an interrupt on the same CPU', () => {
     expect(v4.variants!.map((v) => v.variant)).toEqual(['interrupt before', 'interrupt after']);
   }, 120_000);
 });
+
+describe('the per-CPU deltas are an array', () => {
+  it('fbc->counters and the completion flags are C arrays indexed by CPU, not a name per CPU', async () => {
+    const { readSuite } = await import('../src/suite/read.js');
+    const { printLitmus } = await import('../src/parse/printer.js');
+    const suite = await readSuite(join(ROOT, 'litmus', 'sb_iostats', 'suite.ts'));
+    const c = printLitmus(suite.tests.find((t) => t.test.name === 'sum-after-two-raw')!.test);
+    expect(c).toContain('int bytes_counters[2];');
+    expect(c).toContain('int done[2];');
+    expect(c).toContain('READ_ONCE(bytes_counters[1])');
+    expect(c).not.toMatch(/bytes_counters_\d/);
+  }, 120_000);
+});

@@ -61,6 +61,47 @@ describe('the typed kernel module', () => {
   });
 });
 
+describe('tuples of the state are C arrays', () => {
+  const SUITE = `import { READ_ONCE, WRITE_ONCE, smp_load_acquire, smp_store_release, scenario, type Ref, type spinlock_t } from 'KERNEL';
+interface S { c: [Ref, Ref, Ref]; done: [Ref, Ref]; l: [spinlock_t, spinlock_t] }
+function put(s: S, cpu: number): void {
+  WRITE_ONCE(s.c[cpu], READ_ONCE(s.c[cpu]) + 1);
+  smp_store_release(s.done[cpu], 1);
+}
+export default scenario({
+  name: 'arr',
+  says: 'per-CPU slots',
+  init: { c: [0, 5, 0] },
+  threads: [(s: S) => put(s, 0), (s: S) => ({ d: smp_load_acquire(s.done[0]), v: READ_ONCE(s.c[0]) })],
+  exists: ([, p1], mem: { c: [number, number, number] }) => p1.d === 1 && p1.v === 0 && mem.c[1] === 5,
+});
+`;
+  it('an int tuple is an array of its length, indexed where the code indexes it; init and condition name its elements', async () => {
+    const dir = folder({ 'arr.ts': SUITE });
+    const s = await readSuite(join(dir, 'arr.ts'));
+    const c = printLitmus(s.tests[0].test);
+    expect(c).toContain('int c[3] = {0, 5, 0};');
+    expect(c).toContain('int done[2];');
+    expect(c).toMatch(/READ_ONCE\(c\[0\]\)/);
+    expect(c).toMatch(/smp_store_release\(&done\[0\], 1\)/);
+    expect(c).toMatch(/exists \(.*c\[1\]=5/);
+    expect(c).toMatch(/P0\(int \*c, int \*done\)/);
+    const r = checkSource(c, { model: lkmm });
+    expect([r.observation, r.positive, r.negative]).toEqual(['Never', 0, 3]);
+    // The same test with one name per element gives the same answer.
+    const flat = c.replace('int c[3] = {0, 5, 0};', 'int c_0 = 0; int c_1 = 5; int c_2 = 0;').replace('int done[2];', 'int done_0; int done_1;')
+      .replace(/int \*c, int \*done/g, 'int *c_0, int *c_1, int *c_2, int *done_0, int *done_1')
+      .replace(/&?(c|done)\[(\d)\]/g, (_, a: string, i: string) => `*${a}_${i}`).replace(/smp_(store_release|load_acquire)\(\*/g, 'smp_$1(')
+      .replace(/\*c_1=5/, 'c_1=5');
+    const f = checkSource(flat, { model: lkmm });
+    expect([f.observation, f.positive, f.negative]).toEqual([r.observation, r.positive, r.negative]);
+  });
+  it('a constant index past the tuple is an error at its position', async () => {
+    const dir = folder({ 'arr.ts': SUITE.replace('put(s, 0)', 'put(s, 2)') });
+    await expect(readSuite(join(dir, 'arr.ts'))).rejects.toThrow(/index 2 is out of bounds: the tuple has 2 elements/);
+  });
+});
+
 describe('a single TypeScript test', () => {
   it('inlines its functions and gives the verdict of the same test in C', async () => {
     const dir = folder({ 'mp.ts': MP.replace('void smp_load_acquire; void smp_store_release;\n', '') });

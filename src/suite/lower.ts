@@ -3,7 +3,9 @@
 // name, in the version being checked), kernel primitives become calls of the
 // same name on the location their address argument names. State paths
 // (`inode.cache_validity`, `fbc.counters[1]`) become shared locations named
-// by the path (`cache_validity`, `fbc_counters_1`).
+// by the path (`cache_validity`); an int element of the state, `fbc.counters[1]`
+// where `counters` is a tuple ([Ref, Ref]), is an element of a C array,
+// `fbc_counters[1]` (`int fbc_counters[2]` in the initial state).
 //
 // A `return` may end any path of a function: what follows an `if` that
 // returns on some paths is lowered into the branches that fall through.
@@ -18,8 +20,33 @@ import type { Module, Modules } from './modules.js';
 
 export type LocType = 'int' | 'spinlock_t' | 'srcu_struct';
 
-type Binding = { k: 'reg'; name: string } | { k: 'num'; v: number } | { k: 'path'; path: string[] };
-type Val = { k: 'expr'; e: Expr } | { k: 'num'; v: number } | { k: 'path'; path: string[] } | { k: 'void' };
+/**
+ * A part of the shared state, by its path from the state: field names, and
+ * `[i]` for an element of a tuple (`bound`: the tuple's length, when the
+ * last step is one).
+ */
+type Path = { k: 'path'; path: string[]; bound?: number };
+type Binding = { k: 'reg'; name: string } | { k: 'num'; v: number } | Path;
+type Val = { k: 'expr'; e: Expr } | { k: 'num'; v: number } | Path | { k: 'void' };
+
+/** A path's index step: `[i]`. */
+export const indexStep = (i: number): string => `[${i}]`;
+const INDEX_STEP = /^\[(\d+)\]$/;
+
+/**
+ * Where a state path lands in C: a location named by the path's steps
+ * joined with `_`, or, when its last step is an index, an element of the
+ * array named by the steps before it (`element`); `name` is how the initial
+ * state and the condition name it (`fbc_counters[1]`).
+ */
+export function pathLocation(path: readonly string[]): { name: string; element?: { array: string; index: number } } {
+  const flat = (steps: readonly string[]) => steps.map((st) => st.replace(INDEX_STEP, '$1')).join('_');
+  const last = INDEX_STEP.exec(path[path.length - 1] ?? '');
+  if (!last || path.length < 2) return { name: flat(path) };
+  const array = flat(path.slice(0, -1));
+  const index = Number(last[1]);
+  return { name: `${array}[${index}]`, element: { array, index } };
+}
 type Ret = { k: 'void' } | { k: 'value'; reg: string } | { k: 'thread'; keys: Set<string> };
 
 /** Names visible to the code being lowered: locals, then the module's constants. */
@@ -70,6 +97,8 @@ export function literal32(text: string, negative: boolean): number | string {
 /** Lowers the threads of one test; shared by its threads: the locations used. */
 export class Lowerer {
   readonly locs = new Map<string, LocType>();
+  /** The locations that are int arrays (a tuple in the state's type), with their lengths. */
+  readonly arrays = new Map<string, number>();
   /** Which file each position came from, for messages about the C program. */
   readonly files = new Map<Pos, string>();
   /** The expressions that name a location (not a register), for renaming registers. */
@@ -173,6 +202,20 @@ export class Lowerer {
     const had = this.locs.get(name);
     if (had && had !== type) throw this.err(module, node, `"${name}" is used both as ${had} and as ${type}`);
     this.locs.set(name, type);
+  }
+
+  /** An int array of the state, of `length` elements (its tuple type's). */
+  useArray(name: string, length: number, module: Module, node: Node): void {
+    const had = this.arrays.get(name);
+    if (had !== undefined && had !== length) throw this.err(module, node, `"${name}" is used both as an array of ${had} and of ${length}`);
+    this.useLoc(name, 'int', module, node);
+    this.arrays.set(name, length);
+  }
+
+  /** The length of the tuple type a node has ([Ref, Ref]: 2), if it has one. */
+  tupleLength(node: Node): number | undefined {
+    const t = node.getType();
+    return t.isTuple() ? t.getTupleElements().length : undefined;
   }
 }
 
@@ -440,7 +483,9 @@ class ThreadBuilder {
       const arg = e.getArgumentExpressionOrThrow();
       const idx = this.expr(arg, scope, out);
       if (idx.k !== 'num') throw this.err(m, arg, 'an index into the shared state must be a constant (e.g. a CPU number passed as a literal)');
-      return { k: 'path', path: [...base.path, String(idx.v)] };
+      const bound = this.L.tupleLength(e.getExpression());
+      if (bound !== undefined && (idx.v < 0 || idx.v >= bound)) throw this.err(m, arg, `index ${idx.v} is out of bounds: the tuple has ${bound} elements`);
+      return { k: 'path', path: [...base.path, indexStep(idx.v)], bound };
     }
     if (N.isPrefixUnaryExpression(e)) {
       const tok = this.L.ts.SyntaxKind;
@@ -626,11 +671,22 @@ class ThreadBuilder {
       if (i !== info.addrArg) return this.value(a, scope, out);
       const v = this.expr(a, scope, out);
       if (v.k !== 'path' || v.path.length === 0) throw this.err(m, a, `${name} needs a shared location here (a field of the state)`);
-      const loc = v.path.join('_');
-      this.L.useLoc(loc, locTypeOf(info), m, a);
+      const at = pathLocation(v.path);
+      const type = locTypeOf(info);
+      // An int element of a tuple is an element of a C array; other elements (locks) are locations of their own.
+      const element = at.element && type === 'int' && v.bound !== undefined ? at.element : undefined;
+      const loc = element ? element.array : at.name.replace(/\[(\d+)\]$/, '_$1');
+      if (element) this.L.useArray(loc, v.bound!, m, a);
+      else this.L.useLoc(loc, type, m, a);
       this.usedLocs.add(loc);
-      const ref: Expr = { kind: 'name', name: loc, pos: this.L.pos(m, a) };
+      const p = this.L.pos(m, a);
+      const ref: Expr = { kind: 'name', name: loc, pos: p };
       this.L.locRefs.add(ref);
+      // herd7's C (after litmus export) and litmus's read `READ_ONCE(a[1])` and `smp_load_acquire(&a[1])`.
+      if (element) {
+        const item: Expr = { kind: 'index', base: ref, index: { kind: 'num', value: element.index, pos: p }, pos: p };
+        return 'prim' in info && effectOf(info.prim).addr === 'lvalue' ? item : { kind: 'addr', arg: item, pos: p };
+      }
       return 'prim' in info && effectOf(info.prim).addr === 'lvalue' ? { kind: 'deref', arg: ref, pos: ref.pos } : ref;
     });
     const call: Expr = { kind: 'call', name, args: cargs, pos };

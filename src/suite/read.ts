@@ -6,8 +6,8 @@
 import { basename, join } from 'node:path';
 import { existsSync } from 'node:fs';
 import type { Node } from 'ts-morph';
-import type { CondExpr, CondTerm, Expr, InitItem, LitmusTest, Param, Pos, Process, Stmt } from '../parse/ast.js';
-import { Lowerer, fold, literal32, renameStmt, type LocType } from './lower.js';
+import type { CondExpr, CondTerm, Expr, InitItem, InitValue, LitmusTest, Param, Pos, Process, Stmt } from '../parse/ast.js';
+import { Lowerer, fold, indexStep, literal32, pathLocation, renameStmt, type LocType } from './lower.js';
 import { Modules, SuiteError, type Module } from './modules.js';
 
 export interface SuiteTest {
@@ -255,17 +255,22 @@ class SuiteReader {
     const threads = sc.threads.map((t) => L.thread(t, sc.module));
     const renames = threads.map((t) => avoidLocations(t.body, new Set(L.locs.keys()), L.locRefs));
     const keys = threads.map((t, i) => new Map([...t.keys].map(([k, reg]) => [k, renames[i].get(reg) ?? reg])));
-    const init = new Map<string, number>();
+    const init = new Map<string, { value: number; length?: number }>();
     if (sc.init) this.init(sc.module, sc.init, [], init);
-    const condition = this.condition(sc.module, sc.exists, keys, L.locs);
-    for (const loc of init.keys()) if (!L.locs.has(loc)) L.locs.set(loc, 'int');
+    const condition = this.condition(sc.module, sc.exists, keys, L);
+    for (const [loc, { length }] of init) {
+      if (length !== undefined) L.useArray(loc.replace(/\[\d+\]$/, ''), length, sc.module, sc.init!);
+      else if (!L.locs.has(loc)) L.locs.set(loc, 'int');
+    }
     const pos0: Pos = { line: 1, col: 1 };
+    const num = (value: number): InitValue => ({ kind: 'num', value });
     // Spinlocks and SRCU domains are not in the initial state (herd7 has no size for them).
-    const initItems: InitItem[] = [...L.locs].filter(([, type]) => type === 'int').map(([loc, type]) => ({
-      thread: null, name: loc, type: cType(type),
-      value: type === 'int' ? { kind: 'num', value: init.get(loc) ?? 0 } : undefined,
-      pos: pos0,
-    }));
+    const initItems: InitItem[] = [...L.locs].filter(([, type]) => type === 'int').map(([loc, type]) => {
+      const length = L.arrays.get(loc);
+      if (length === undefined) return { thread: null, name: loc, type: cType(type), value: num(init.get(loc)?.value ?? 0), pos: pos0 };
+      const values = Array.from({ length }, (_, i) => init.get(`${loc}[${i}]`)?.value ?? 0);
+      return { thread: null, name: loc, type: cType(type), dims: [length], ...(values.some((v) => v !== 0) ? { values: values.map(num) } : {}), pos: pos0 };
+    });
     const processes: Process[] = threads.map((t, i) => ({
       index: i,
       params: [...t.locs].sort().map((loc): Param => ({ type: `${cType(L.locs.get(loc)!)} *`, name: loc, pos: pos0 })),
@@ -279,17 +284,26 @@ class SuiteReader {
     return { t: { version: vname, scenario: sc.name, says: sc.says, test, files: L.files }, irq: L.irq };
   }
 
-  private init(m: Module, n: Node, path: string[], out: Map<string, number>): void {
+  /**
+   * The initial values an `init` object gives, by the name the initial state
+   * gives each location (an array literal of numbers is an int array's
+   * elements, `a[1]`, with the array's length).
+   */
+  private init(m: Module, n: Node, path: string[], out: Map<string, { value: number; length?: number }>, length?: number): void {
     const N = this.N;
     if (N.isObjectLiteralExpression(n)) {
       for (const [k, v] of this.props(m, n)) this.init(m, v, [...path, k], out);
       return;
     }
     if (N.isArrayLiteralExpression(n)) {
-      n.getElements().forEach((el, i) => this.init(m, el, [...path, String(i)], out));
+      const els = n.getElements();
+      const ints = els.every((el) => !N.isObjectLiteralExpression(el) && !N.isArrayLiteralExpression(el));
+      els.forEach((el, i) => this.init(m, el, [...path, indexStep(i)], out, ints ? els.length : undefined));
       return;
     }
-    out.set(path.join('_'), this.constNum(m, n));
+    const at = pathLocation(path);
+    const name = length !== undefined ? at.name : at.name.replace(/\[(\d+)\]$/, '_$1');
+    out.set(name, { value: this.constNum(m, n), length });
   }
 
   /** A number known without running anything: literals, module constants, operators on them. */
@@ -330,7 +344,7 @@ class SuiteReader {
   }
 
   /** The `exists` arrow function: ([p0, p1], mem) => p1.valid === 0 && mem.x === 1. */
-  private condition(m: Module, fn: Node, keys: Map<string, string>[], locs: Map<string, LocType>): CondExpr {
+  private condition(m: Module, fn: Node, keys: Map<string, string>[], L: Lowerer): CondExpr {
     const N = this.N;
     if (!N.isArrowFunction(fn)) throw this.mods.error(m, fn, '"exists" is an arrow function ([p0, p1, ...], mem) => condition');
     const params = fn.getParameters();
@@ -370,8 +384,16 @@ class SuiteReader {
           return { kind: 'reg', thread, name: reg, pos };
         }
         if (root === memParam && rest.length) {
-          const loc = rest.join('_');
-          if (!locs.has(loc)) locs.set(loc, 'int');
+          // An element of a tuple of ints is an element of its C array (as in the code).
+          const at = pathLocation(rest);
+          const length = at.element && N.isElementAccessExpression(t) ? L.tupleLength(t.getExpression()) : undefined;
+          if (at.element && length !== undefined && L.locs.get(at.element.array) !== 'spinlock_t') {
+            if (at.element.index >= length) throw this.mods.error(m, t, `index ${at.element.index} is out of bounds: the tuple has ${length} elements`);
+            L.useArray(at.element.array, length, m, t);
+            return { kind: 'mem', name: at.name, pos };
+          }
+          const loc = at.name.replace(/\[(\d+)\]$/, '_$1');
+          if (!L.locs.has(loc)) L.locs.set(loc, 'int');
           return { kind: 'mem', name: loc, pos };
         }
         throw this.mods.error(m, t, 'a condition compares a thread\'s returned value (p1.valid) or a final value (mem.x) with a number');
@@ -400,7 +422,7 @@ class SuiteReader {
     const N = this.N;
     if (N.isIdentifier(t)) return [t.getText()];
     if (N.isPropertyAccessExpression(t)) return [...this.accessPath(m, t.getExpression()), t.getName()];
-    if (N.isElementAccessExpression(t)) return [...this.accessPath(m, t.getExpression()), String(this.constNum(m, t.getArgumentExpressionOrThrow()))];
+    if (N.isElementAccessExpression(t)) return [...this.accessPath(m, t.getExpression()), indexStep(this.constNum(m, t.getArgumentExpressionOrThrow()))];
     if (N.isParenthesizedExpression(t)) return this.accessPath(m, t.getExpression());
     throw this.mods.error(m, t, 'expected p1.name or mem.location');
   }
