@@ -134,3 +134,20 @@ describe('litmus export of loops and helper functions (property)', () => {
     );
   });
 });
+
+// The programs scripts/export-vs-herd7.ts gives herd7: an array, a struct,
+// for/do loops and helper functions (one returning inside an if) together.
+describe('litmus export of arrays, structs, loops and helpers together (property)', () => {
+  it('the exported test has the same verdict, counts and cut paths, and nothing herd7 refuses', async () => {
+    const { mixedProgram, renderMixed } = await import('../scripts/generated-programs.js');
+    fc.assert(
+      fc.property(mixedProgram, (p) => {
+        const text = renderMixed(p);
+        const out = exportLitmus(text);
+        expect(refusals(herdFindings(parseLitmus(out), out))).toEqual([]);
+        expect(summary(check(out))).toBe(summary(check(text)));
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
