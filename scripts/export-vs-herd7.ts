@@ -106,7 +106,7 @@ function herd(herd7: string, file: string, timeout: number): Promise<{ answer?: 
     execFile(herd7, ['-timeout', String(timeout), file], { maxBuffer: 1 << 24 }, (err, stdout, stderr) => {
       const m = /^Observation \S+ (\w+) (\d+) (\d+)/m.exec(stdout);
       if (m) done({ answer: `${m[1]} ${m[2]} ${m[3]}` });
-      else done({ none: (stderr || stdout || String(err)).trim().split('\n')[0] || `nothing within ${timeout} s` });
+      else done({ none: (stderr || stdout).trim().split('\n')[0] || (err ? String(err) : `nothing printed: stopped by its -timeout ${timeout}`) });
     });
   });
 }
