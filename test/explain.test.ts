@@ -761,6 +761,17 @@ describe('machine-readable, and suites', () => {
     expect(strict.status).toBe(1);
   });
 
+  it('where the condition is reachable under SC, the execution shown is one SC allows (not one that reorders)', async () => {
+    const r = await runNode([CLI, 'check', 'clear_invalid_mapping'], ROOT);
+    const cells = r.stdout.split(/\n(?=\S+ in v1: how the bad outcome happens)/).slice(1);
+    const sequential = cells.filter((c) => c.includes('reachable even under sequential consistency'));
+    expect(sequential.length).toBeGreaterThanOrEqual(4);
+    for (const c of sequential) {
+      expect(c).toContain('This outcome is also possible under sequential consistency');
+      expect(c).not.toContain('Not sequentially consistent');
+    }
+  });
+
   it("a suite's fix lines name file:line", async () => {
     const r = await runNode([CLI, 'check', 'nfsd_io_stats'], ROOT);
     expect(r.stdout).toMatch(/^ {2}1\. .* at P\d+\.\d+ \(\.\.\/percpu_counter\/scenarios\.ts:\d+\)/m);

@@ -9,6 +9,8 @@ import { formatValue } from '../check.js';
 import type { Pos } from '../parse/ast.js';
 import { forbiddenCandidate, type ExploreLimits } from '../explore/forbidden.js';
 import type { Execution } from '../model/execution.js';
+import { explore, type Outcome } from '../explore/explorer.js';
+import { LimitError } from '../parse/errors.js';
 import type { Model, Ordering } from '../model/model.js';
 import type { Program } from '../program/program.js';
 import { sc } from '../../models/sc.js';
@@ -75,15 +77,29 @@ function traceText(r: CheckResult, model: Model, opts: TraceOptions, found: (f: 
     }
     return out.join('\n');
   }
-  const shown = outcomes.filter((o) => o.witness).slice(0, opts.maxWitnesses ?? outcomes.length);
-  if (shown.length < outcomes.length) out.push(`(${outcomes.length} outcomes ${failing.length ? 'fail the proposition' : 'satisfy the condition'}; the first ${shown.length === 1 ? 'is' : `${shown.length} are`} explained.)`);
+  const tryFixes = opts.tryFixes && r.quantifier !== 'forall';
+  // Where the condition is reachable under SC (no fix can forbid it), an execution that shows so comes first.
+  const underSc = tryFixes ? satisfiable(prog, sc, opts.limits ?? {}) : undefined;
+  const witnessed = outcomes.filter((o) => o.witness);
+  let ordered = underSc ? [...witnessed.filter((o) => !reorderingCycle(o.witness!)), ...witnessed.filter((o) => reorderingCycle(o.witness!))] : witnessed;
+  if (underSc && ordered[0] && reorderingCycle(ordered[0].witness!)) {
+    // Every witness kept reorders something: show the outcome by an execution SC allows (the model allows it too).
+    const w = scWitness(prog, opts.limits ?? {});
+    const same = w && ordered.find((o) => o.values.every((v, i) => v === w.values[i]));
+    if (w && same) ordered = [{ ...same, witness: w.witness }, ...ordered.filter((o) => o !== same)];
+  }
+  const shown = ordered.slice(0, opts.maxWitnesses ?? outcomes.length);
+  if (shown.length < outcomes.length) {
+    const which = shown.length === 1 ? (ordered === witnessed ? 'the first is' : 'one is') : `${shown.length} are`;
+    out.push(`(${outcomes.length} outcomes ${failing.length ? 'fail the proposition' : 'satisfy the condition'}; ${which} explained.)`);
+  }
   // The fixes first: the diagnosis points at what they confirm.
   const first = shown[0]?.witness;
   const namer: Namer = {
     step: (t, pc) => (first ? firstStepAt(first, t, pc) : undefined),
     where: (pos) => opts.where?.(pos) ?? `line ${pos.line}`,
   };
-  const fixes = opts.tryFixes && r.quantifier !== 'forall' ? searchFixes(prog, model, namer, opts.limits ?? {}) : undefined;
+  const fixes = tryFixes ? searchFixes(prog, model, namer, opts.limits ?? {}, underSc) : undefined;
   for (const o of shown) {
     if (!o.witness) continue;
     const how = o.positive ? ` (${reachedWords(r.quantifier)})` : r.quantifier === 'forall' ? ` (fails the proposition, so "${r.condition}" fails)` : '';
@@ -100,6 +116,16 @@ function traceText(r: CheckResult, model: Model, opts: TraceOptions, found: (f: 
       : { found: [], candidates: [], sets: 0, checks: 0, sequentiallyConsistent: fixes.sequential });
   }
   return out.join('\n').trimEnd();
+}
+
+/** An outcome satisfying the condition with an execution that sequential consistency allows, if one is found within the limits. */
+function scWitness(prog: Program, limits: Limits): Outcome | undefined {
+  try {
+    return explore(prog, sc, { ...limits, speedcheck: 'reachable', keepWitnesses: true }).outcomes.find((o) => o.positive && o.witness);
+  } catch (e) {
+    if (e instanceof LimitError) return undefined;
+    throw e;
+  }
 }
 
 /** The step of the execution that ran instruction pc of thread first. */
@@ -326,8 +352,8 @@ function interleaving(prog: Program, x: Execution, steps: Map<number, string>): 
 
 
 /** Checked fixes for the condition, searched over the whole program (see fixes.ts). */
-export function searchFixes(prog: Program, model: Model, namer: Namer, limits: Limits): { lines: string[]; search?: FixSearch; sequential?: boolean } {
-  const underSc = satisfiable(prog, sc, limits);
+export function searchFixes(prog: Program, model: Model, namer: Namer, limits: Limits, sequential?: boolean): { lines: string[]; search?: FixSearch; sequential?: boolean } {
+  const underSc = sequential ?? satisfiable(prog, sc, limits);
   if (underSc) {
     return { sequential: true, lines: ['The condition is reachable even under sequential consistency: no barrier or ordering annotation can', 'forbid it; the algorithm itself allows it.'] };
   }
