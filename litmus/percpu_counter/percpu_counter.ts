@@ -16,7 +16,7 @@ export interface PercpuCounter {
   lock: spinlock_t;
   /** fbc->count: the folded total. */
   count: Ref;
-  /** *per_cpu_ptr(fbc->counters, cpu) for CPU 0 and CPU 1. */
+  /** *per_cpu_ptr(fbc->counters, cpu) for CPU 0 and CPU 1: a tuple, so the C array int counters[2]. */
   counters: [Ref, Ref];
 }
 
