@@ -11,6 +11,8 @@ export interface Family {
   /** The verdict LKMM should give at size N (checked by the bench). */
   expected(n: number): 'Always' | 'Sometimes' | 'Never';
   make(n: number): string;
+  /** Also measured with --speedcheck (a witness search), not only counted exhaustively. */
+  speedcheck?: boolean;
 }
 
 function checkN(name: string, n: number, min: number): void {
@@ -168,6 +170,35 @@ function rcuGpChain(n: number): string {
   return test(`RCU-gp-chain-${n}`, procs, `exists (${cond})`);
 }
 
+/**
+ * copy-chain: a value passed from thread to thread by plain copies (the
+ * shape of an alias-analysis benchmark of another LKMM tool). x0 starts at
+ * 1; P0 copies x0 into x1, then reads x(N) and stores what it read into y;
+ * each other Pi copies x(i) into x(i+1). y=1 needs every copy to read the
+ * latest write: one execution of 2^N. `reversed` numbers the threads the
+ * other way round (the copy of x0 is the last thread, P0 copies x(N-1)),
+ * so that each copy comes before its source in the explorer's order.
+ * `cond` is the final clause (exists (y=1) unless given); `name` the family's.
+ */
+function copyChain(n: number, name: string, reversed = false, cond = 'exists (y=1)'): string {
+  checkN(name, n, 2);
+  const copies: string[] = [];
+  for (let i = 1; i < n; i++) {
+    copies.push(
+      proc(reversed ? n - 1 - i : i, [`int *x${i}`, `int *x${i + 1}`], ['r0'], [`r0 = READ_ONCE(*x${i});`, `WRITE_ONCE(*x${i + 1}, r0);`]),
+    );
+  }
+  const first = proc(reversed ? n - 1 : 0, ['int *x0', 'int *x1', `int *x${n}`, 'int *y'], ['r0', 't'], [
+    'r0 = READ_ONCE(*x0);',
+    'WRITE_ONCE(*x1, r0);',
+    `t = READ_ONCE(*x${n});`,
+    'WRITE_ONCE(*y, t);',
+  ]);
+  const procs = reversed ? [...copies.reverse(), first] : [first, ...copies];
+  const title = name.replace(/^c/, 'C');
+  return test(`${title}-${n}`, procs, cond, '{ x0 = 1; }');
+}
+
 export const FAMILIES: Family[] = [
   {
     name: 'mp-chain',
@@ -218,5 +249,30 @@ export const FAMILIES: Family[] = [
     minN: 1,
     expected: () => 'Never',
     make: rcuGpChain,
+  },
+  {
+    name: 'copy-chain',
+    description:
+      'N threads passing x0=1 along plain copies x(i) -> x(i+1); P0 also reads x(N) into y; exists y=1 (every copy reads the latest write)',
+    minN: 2,
+    expected: () => 'Sometimes',
+    make: (n) => copyChain(n, 'copy-chain'),
+    speedcheck: true,
+  },
+  {
+    name: 'copy-chain-reversed',
+    description: 'copy-chain with the threads numbered the other way round (each copy before its source in thread order)',
+    minN: 2,
+    expected: () => 'Sometimes',
+    make: (n) => copyChain(n, 'copy-chain-reversed', true),
+    speedcheck: true,
+  },
+  {
+    name: 'copy-chain-forall',
+    description: 'copy-chain-reversed asking forall (y=0): a violation is the one execution where the value reaches y',
+    minN: 2,
+    expected: () => 'Sometimes',
+    make: (n) => copyChain(n, 'copy-chain-forall', true, 'forall (y=0)'),
+    speedcheck: true,
   },
 ];

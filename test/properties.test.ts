@@ -32,7 +32,9 @@ type Instr =
   | { k: 'section'; kind: 'rcu' | 'srcu' | 'lock'; body: Instr[] }
   | { k: 'gp'; kind: 'rcu' | 'srcu' }
   /** `rN = xchg(loc, v);` */
-  | { k: 'xchg'; loc: 'x' | 'y'; v: number };
+  | { k: 'xchg'; loc: 'x' | 'y'; v: number }
+  /** `rN = READ_ONCE(*from); WRITE_ONCE(*to, rN);` */
+  | { k: 'copy'; from: 'x' | 'y'; to: 'x' | 'y' };
 
 const loc = fc.constantFrom<'x' | 'y'>('x', 'y');
 const instr: fc.Arbitrary<Instr> = fc.oneof(
@@ -86,6 +88,11 @@ function render(g: Gen, name = 'gen', showRegs = false): string {
         decls.push(`\tint ${r};`);
         body.push(`\t${r} = READ_ONCE(*${i.loc});`);
         regs.push(`${t}:${r}`);
+      } else if (i.k === 'copy') {
+        const r = `r${n++}`;
+        decls.push(`\tint ${r};`);
+        body.push(`\t${r} = READ_ONCE(*${i.from});`, `\tWRITE_ONCE(*${i.to}, ${r});`);
+        regs.push(`${t}:${r}`);
       } else if (i.k === 'xchg') {
         const r = `r${n++}`;
         decls.push(`\tint ${r};`);
@@ -129,6 +136,23 @@ const genSync: fc.Arbitrary<Gen> = fc.record({
   picks: fc.array(fc.record({ reg: fc.nat(), v: fc.integer({ min: 0, max: 2 }) }), { minLength: 1, maxLength: 3 }),
   memPick: fc.record({ loc, v: fc.integer({ min: 0, max: 2 }) }),
   quantifier: fc.constant<'exists'>('exists'),
+  connective: fc.constantFrom<'/\\' | '\\/'>('/\\', '\\/'),
+});
+
+// Values passed on by plain copies through memory and registers (the
+// shape of copy chains, where the witness search orders reads by the
+// values the condition wants: src/explore/likely.ts).
+const copyInstr: fc.Arbitrary<Instr> = fc.oneof(
+  { weight: 3, arbitrary: fc.record({ k: fc.constant('copy' as const), from: loc, to: loc }) },
+  { weight: 2, arbitrary: write },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('r' as const), loc }) },
+  { weight: 1, arbitrary: fc.record({ k: fc.constant('f' as const), f: fc.constantFrom<'smp_mb' | 'smp_rmb' | 'smp_wmb'>('smp_mb', 'smp_rmb', 'smp_wmb') }) },
+);
+const genCopies: fc.Arbitrary<Gen> = fc.record({
+  threads: fc.array(fc.array(copyInstr, { minLength: 1, maxLength: 3 }), { minLength: 2, maxLength: 4 }),
+  picks: fc.array(fc.record({ reg: fc.nat(), v: fc.integer({ min: 0, max: 2 }) }), { minLength: 1, maxLength: 3 }),
+  memPick: fc.record({ loc, v: fc.integer({ min: 0, max: 2 }) }),
+  quantifier: fc.constantFrom<'exists' | '~exists' | 'forall'>('exists', '~exists', 'forall'),
   connective: fc.constantFrom<'/\\' | '\\/'>('/\\', '\\/'),
 });
 
@@ -269,10 +293,11 @@ describe('a filter clause', () => {
 
 describe('condition-directed search (--speedcheck)', () => {
   // The generated conditions mix /\ and \/ over registers and a location,
-  // under exists, ~exists and forall; genSync adds locks, RCU and SRCU.
+  // under exists, ~exists and forall; genSync adds locks, RCU and SRCU,
+  // genCopies values copied from thread to thread.
   it('decides the exhaustive Observation and Ok; -speedcheck true keeps exactly the states the condition looks for', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(gen, genSync), async (g) => {
+      fc.asyncProperty(fc.oneof(gen, genSync, genCopies), async (g) => {
         await tick();
         const text = render(g);
         const all = checkSource(text, { model: lkmm });

@@ -16,6 +16,7 @@ import { lkmm } from '../models/lkmm.js';
 import { corpusDir, readRows } from '../scripts/corpus.js';
 import { CLI, runNode } from './util.js';
 import { MP_REL_ACQ } from './shapes.js';
+import { FAMILIES } from '../bench/families.js';
 
 /** A two-thread test whose condition is `cond` (P0 has r0, r1; locations x, y). */
 function withCondition(cond: string): string {
@@ -94,6 +95,38 @@ describe('the search prunes and stops', () => {
     expect(only.negative).toBe(0);
     expect(only.stats.candidates).toBe(all.positive);
     expect(speedView(only, 'true')).toMatchObject({ positive: all.positive, observation: 'Always' });
+  });
+});
+
+describe('the witness is looked for where it is likely (likely.ts)', () => {
+  const family = (name: string) => FAMILIES.find((f) => f.name === name)!;
+
+  it('a copy chain through 60 threads is decided from two executions, in either thread order and for forall', () => {
+    for (const name of ['copy-chain', 'copy-chain-reversed', 'copy-chain-forall']) {
+      const r = checkSource(family(name).make(60), { model: lkmm, speedcheck: 'decide' });
+      expect(r.observation, name).toBe('Sometimes');
+      expect(r.stats.candidates, name).toBe(2);
+      expect(r.stats.pruned, name).toBeLessThan(10);
+    }
+  });
+
+  it('at a size the exhaustive run can count, the same verdict as the count (one execution of 2^N witnesses)', () => {
+    for (const name of ['copy-chain', 'copy-chain-reversed', 'copy-chain-forall']) {
+      const text = family(name).make(8);
+      const all = checkSource(text, { model: lkmm });
+      const d = checkSource(text, { model: lkmm, speedcheck: 'decide' });
+      expect([all.observation, all.positive + all.negative], name).toEqual(['Sometimes', 256]);
+      expect([d.observation, d.ok], name).toEqual([all.observation, all.ok]);
+    }
+  });
+
+  it('a condition no execution meets is still proved: every execution that could meet it is ruled out', () => {
+    // y=1 needs P1 to copy 1; with 1:r0=0 no execution has it.
+    const text = family('copy-chain').make(8).replace('exists (y=1)', 'exists (y=1 /\\ 1:r0=0)');
+    const all = checkSource(text, { model: lkmm });
+    const d = checkSource(text, { model: lkmm, speedcheck: 'decide' });
+    expect(all.observation).toBe('Never');
+    expect([d.observation, d.ok]).toEqual([all.observation, all.ok]);
   });
 });
 

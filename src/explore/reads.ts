@@ -8,6 +8,7 @@ import { mayStillWrite } from './domain.js';
 import type { PrimInstr } from '../program/program.js';
 import { coherentRead } from './coherence.js';
 import { lastSectionBefore, lockForbidsRead } from './locks.js';
+import { readOrder, takesFirst, WAIT } from './likely.js';
 import { prefixConsistent } from './prefix.js';
 import { advance } from './schedule.js';
 import { eventRecord, newEvent, popEvent, prune, type EventFields, type ExploreState, type ThreadState, type Waiting } from './state.js';
@@ -57,15 +58,29 @@ export function chooseSource(s: ExploreState, t: number, r: Event, accept: (w: E
   // A choice that is the only one left need not be shown to the model now:
   // the next check (or the final one) sees it anyway.
   const forced = viable.length === 1 && !willWait;
-  for (const w of viable) {
-    r.rf = w.id;
-    r.value = w.value;
-    if (forced || w.thread === t || (w.thread < 0 && s.co[loc].length === 1) || prefixConsistent(s)) k(r);
-    else prune(s);
-  }
+  if (s.order) {
+    // A search that stops early tries first where a witness is likely (likely.ts).
+    const co = s.co[loc];
+    for (const i of readOrder(s.order, t, r.pc, viable, willWait, (id) => co.indexOf(id))) {
+      if (i !== WAIT) readFrom(s, t, r, viable[i], forced, k);
+      else {
+        r.rf = -1;
+        r.value = 0;
+        wait(s, { t, r, k, accept, guessKind, ready: false });
+      }
+    }
+  } else for (const w of viable) readFrom(s, t, r, w, forced, k);
   r.rf = -1;
   r.value = 0;
-  if (willWait) wait(s, { t, r, k, accept, guessKind, ready: false });
+  if (willWait && !s.order) wait(s, { t, r, k, accept, guessKind, ready: false });
+}
+
+/** Read r of thread t takes w, then goes on, unless the model rejects the prefix (not asked when the choice was forced). */
+function readFrom(s: ExploreState, t: number, r: Event, w: Event, forced: boolean, k: (r: Event) => void): void {
+  r.rf = w.id;
+  r.value = w.value;
+  if (forced || w.thread === t || (w.thread < 0 && s.co[r.loc].length === 1) || prefixConsistent(s)) k(r);
+  else prune(s);
 }
 
 /** Thread w.t waits at read w.r for a write to come; the others go on. */
@@ -85,6 +100,9 @@ export function offer(s: ExploreState, w: Event, from: number, k: () => void): v
     const r = b.r;
     if (b.ready || r.lock === 'LKR' || r.loc !== w.loc || r.thread === w.thread || !b.accept(w)) continue;
     if (lockForbidsRead(s, r, w)) continue;
+    // A search that stops early may let the write pass first (likely.ts).
+    const passFirst = s.order !== undefined && !takesFirst(s.order, r.thread, r.pc, w.value);
+    if (passFirst) offer(s, w, i + 1, k);
     b.ready = true;
     r.rf = w.id;
     r.value = w.value;
@@ -93,6 +111,7 @@ export function offer(s: ExploreState, w: Event, from: number, k: () => void): v
     b.ready = false;
     r.rf = -1;
     r.value = 0;
+    if (passFirst) return;
   }
   k();
 }

@@ -30,6 +30,11 @@ import { reachableUnion, type ValueDomain } from './domain.js';
  */
 export type SpeedMode = 'decide' | 'true' | 'fast' | 'reachable';
 
+/** Whether a search in this mode stops before building every execution it looks for (then likely.ts orders it). */
+export function stopsEarly(mode: SpeedMode | undefined): boolean {
+  return mode === 'decide' || mode === 'fast' || mode === 'reachable';
+}
+
 /**
  * What the search does: a speedcheck mode, or (`filter`, the default
  * exhaustive count of a test with a filter clause) only dropping partial

@@ -12,7 +12,8 @@ import { StructureCache } from '../model/execution.js';
 import type { Model } from '../model/model.js';
 import { computeDomain, type ValueDomain } from './domain.js';
 import { newCoherenceScratch, type CoherenceScratch } from './coherence.js';
-import { ConditionSearch, filterPrunes } from './speedcheck.js';
+import { ConditionSearch, filterPrunes, stopsEarly } from './speedcheck.js';
+import { witnessOrder, type WitnessOrder } from './likely.js';
 import { Trail } from './trail.js';
 import type { ExploreOptions, ForbiddenCandidate, Outcome } from './explorer.js';
 
@@ -103,6 +104,8 @@ export interface ExploreState {
   readonly writeProbes: Map<number, Event>;
   /** The condition-directed search, with the speedcheck option; else the filter's pruning (speedcheck.ts). */
   readonly search?: ConditionSearch;
+  /** Where a search that stops early tries first (likely.ts); undefined for a count of every execution. */
+  readonly order?: WitnessOrder;
 }
 
 export function newState(prog: Program, model: Model, opts: ExploreOptions): ExploreState {
@@ -139,6 +142,7 @@ export function newState(prog: Program, model: Model, opts: ExploreOptions): Exp
     writeProbes: new Map(),
     search: opts.speedcheck ? new ConditionSearch(prog, domain, opts.speedcheck)
       : filterPrunes(prog) ? new ConditionSearch(prog, domain, 'filter') : undefined,
+    order: stopsEarly(opts.speedcheck) ? witnessOrder(prog, domain, opts.speedcheck === 'reachable' || prog.final.quantifier !== 'forall') : undefined,
   };
 }
 

@@ -6,6 +6,7 @@ import type { Event } from '../events/event.js';
 import { coherentAppend, coherentAt } from './coherence.js';
 import { matchPending } from './guesses.js';
 import { lastSectionBefore } from './locks.js';
+import { lastFirst } from './likely.js';
 import { prefixConsistent } from './prefix.js';
 import { offer } from './reads.js';
 import { insertAt, newEvent, popEvent, prune, removeAt, type EventFields, type ExploreState, type ThreadState } from './state.js';
@@ -60,6 +61,8 @@ function placeInCo(s: ExploreState, w: Event, k: () => void): void {
     removeAt(list, at);
   }
   const forced = viable.length === 1;
+  // A search that stops early tries the last place first (likely.ts).
+  if (s.order && lastFirst(s.order, w.loc, w.value)) viable.reverse();
   for (const at of viable) {
     insertAt(list, at, w.id);
     // Placed last, w adds co edges only from earlier writes: no new cycle
