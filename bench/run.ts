@@ -4,22 +4,27 @@
 //
 //   npm run bench -- [--family NAME[,NAME...]] [--min-n N] [--max-n N] [--budget-s S]
 //                    [--timeout-s S] [--max-executions N] [--no-corpus] [--out FILE]
-//                    [--no-targets] [--no-herd] [--auto [--auto-timeout-s S] [-j N]]
-//                    [--no-families]
+//                    [--no-targets] [--no-herd] [--herd-timeout-s S] [--auto [--auto-timeout-s S] [-j N]]
+//                    [--no-families] [--svg FILE] [--section FILE]
 //
 // The targets table: each figure of the issue in a fresh process (the CLI as
 // a user runs it), with herd7's beside it where installed; --auto adds every
 // auto/ test of the paulmckrcu collection with --speedcheck (tens of minutes).
 //
-// A family grows from its smallest N up to --max-n (default 10) and stops
-// once one size takes longer than --budget-s (default 10 s) of wall time, or
-// hits a checker limit (LimitError; --timeout-s defaults to 60 s). A summary
+// A family grows from its smallest N (one at a time up to 10, then by the
+// growth per size seen so far: nextSize) up to --max-n (default 1000) and
+// stops once one size takes more than --budget-s (default 10 s) of CPU, or
+// hits a checker limit (LimitError; --timeout-s defaults to 60 s). Families
+// marked `speedcheck` are grown a second time with --speedcheck. herd7 runs
+// beside each size (-speedcheck fast beside --speedcheck) until one takes
+// more than the budget or --herd-timeout-s (default 30 s wall). A summary
 // table gives, per family, the largest N under 1 s and the first N at 10 s.
 // Each family size runs in a fresh child process (--child), so its peak RSS
-// is its own.
+// is its own. --svg writes the curves (chart.ts); --section replaces the
+// families section of a Markdown file (bench/RESULTS.md: npm run bench:scale).
 
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,7 +33,8 @@ import { checkSource, type CheckResult } from '../src/check.js';
 import { lkmm } from '../models/lkmm.js';
 import { LimitError, LitmusError } from '../src/parse/errors.js';
 import { FAMILIES, type Family } from './families.js';
-import { runTargets } from './targets.js';
+import { chartSvg, type Panel, type Series } from './chart.js';
+import { findHerd, measureProcess, runTargets } from './targets.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -47,6 +53,12 @@ interface Options {
   autoTimeoutS: number;
   jobs: number;
   runFamilies: boolean;
+  /** Seconds (wall) before a herd7 run of a family size is stopped. */
+  herdTimeoutS: number;
+  /** Where to write the families' curves (SVG), if anywhere. */
+  svg: string | null;
+  /** A Markdown file whose families section (between the bench's markers) this run replaces. */
+  section: string | null;
 }
 
 function usage(msg?: string): never {
@@ -54,7 +66,8 @@ function usage(msg?: string): never {
   console.error(
     'usage: node dist/bench/run.js [--family NAME[,NAME...]] [--min-n N] [--max-n N] [--budget-s S]\n' +
       '                            [--timeout-s S] [--max-executions N] [--no-corpus] [--out FILE]\n' +
-      '                            [--no-targets] [--no-herd] [--auto [--auto-timeout-s S] [-j N]] [--no-families]\n' +
+      '                            [--no-targets] [--no-herd] [--herd-timeout-s S] [--auto [--auto-timeout-s S] [-j N]]\n' +
+      '                            [--no-families] [--svg FILE] [--section FILE]\n' +
       `families: ${FAMILIES.map((f) => f.name).join(', ')}`,
   );
   process.exit(msg ? 2 : 0);
@@ -64,7 +77,7 @@ function parseArgs(argv: string[]): Options {
   const o: Options = {
     families: null,
     minN: null,
-    maxN: 10,
+    maxN: 1000,
     budgetS: 10,
     timeoutS: 60,
     maxExecutions: 5_000_000,
@@ -76,6 +89,9 @@ function parseArgs(argv: string[]): Options {
     autoTimeoutS: 10,
     jobs: os.availableParallelism(),
     runFamilies: true,
+    herdTimeoutS: 30,
+    svg: null,
+    section: null,
   };
   const num = (flag: string, v: string | undefined): number => {
     const x = Number(v);
@@ -134,6 +150,21 @@ function parseArgs(argv: string[]): Options {
       case '--no-families':
         o.runFamilies = false;
         break;
+      case '--herd-timeout-s':
+        o.herdTimeoutS = num(flag, val());
+        break;
+      case '--svg': {
+        const v = val();
+        if (!v) usage('--svg needs a file name');
+        o.svg = v;
+        break;
+      }
+      case '--section': {
+        const v = val();
+        if (!v) usage('--section needs a file name');
+        o.section = v;
+        break;
+      }
       case '--out': {
         const v = val();
         if (!v) usage('--out needs a file name');
@@ -301,6 +332,9 @@ function runCorpus(opts: Options, out: string[]): void {
 
 // ---------------------------------------------------------------- families
 
+/** How a family is checked: every execution counted, or --speedcheck's decision. */
+type Mode = 'exhaustive' | 'speedcheck';
+
 /** What a child process reports for one family size. */
 interface SizeReport {
   m: Measure;
@@ -309,19 +343,27 @@ interface SizeReport {
   candidates?: number;
   pruned?: number;
   consistent?: number;
+  positive?: number;
+  negative?: number;
   observation?: string;
+  quantifier?: string;
 }
 
 /**
- * Child mode (`--child FAMILY N`): checks one size in this fresh process and
- * prints a SizeReport, so that each size's peak RSS is its own.
+ * Child mode (`--child FAMILY N MODE`): checks one size in this fresh
+ * process and prints a SizeReport, so that each size's peak RSS is its own.
  */
-function runChild(name: string, n: number, opts: Options): void {
+function runChild(name: string, n: number, mode: Mode, opts: Options): void {
   const f = FAMILIES.find((x) => x.name === name);
   if (!f) usage(`unknown family '${name}'`);
   const text = f.make(n);
   const res = measure(() =>
-    checkSource(text, { model: lkmm, maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutS * 1000 }),
+    checkSource(text, {
+      model: lkmm,
+      maxExecutions: opts.maxExecutions,
+      timeoutMs: opts.timeoutS * 1000,
+      speedcheck: mode === 'speedcheck' ? 'decide' : undefined,
+    }),
   );
   let rep: SizeReport;
   if ('error' in res) {
@@ -333,20 +375,97 @@ function runChild(name: string, n: number, opts: Options): void {
       candidates: r.stats.candidates,
       pruned: r.stats.pruned,
       consistent: r.positive + r.negative,
+      positive: r.positive,
+      negative: r.negative,
       observation: r.observation,
+      quantifier: r.quantifier,
     };
   }
   process.stdout.write(JSON.stringify(rep));
 }
 
-function runFamily(f: Family, opts: Options, rows: string[][], notes: string[], summary: string[][]): void {
+/** herd7's run of one family size: its CPU, and what its Observation line says. */
+interface HerdRun {
+  text: string;
+  cpuS?: number;
+  /** Positive + Negative of its Observation line (the executions it counted). */
+  executions?: number;
+  /** Stopped at the time limit (or past the budget): larger sizes are not run. */
+  over: boolean;
+}
+
+/**
+ * herd7 on one family size (`-speedcheck fast` beside our --speedcheck),
+ * with our result to compare: exhaustive, the same Observation and counts;
+ * with speedcheck, whether the execution looked for (a witness of exists,
+ * a violation of forall) exists.
+ */
+function runHerd(herd: { argv: string[] }, text: string, file: string, mode: Mode, ours: SizeReport, opts: Options): HerdRun {
+  writeFileSync(file, text);
+  const limitS = opts.herdTimeoutS;
+  const p = measureProcess([...herd.argv, ...(mode === 'speedcheck' ? ['-speedcheck', 'fast'] : []), file], limitS);
+  if (p.timedOut) return { text: `> ${limitS} s wall (CPU ${p.cpuS.toFixed(1)} s)`, over: true };
+  const m = /^Observation \S+ (Always|Sometimes|Never) (\d+) (\d+)/m.exec(p.stdout);
+  if (p.status !== 0 || !m) return { text: `failed (exit ${p.status}: ${p.stderr.trim().split('\n')[0] ?? ''})`, over: true };
+  const [hp, hn] = [Number(m[2]), Number(m[3])];
+  let same: boolean;
+  if (mode === 'exhaustive') same = m[1] === ours.observation && hp === ours.positive && hn === ours.negative;
+  else {
+    const oursFound = ours.quantifier === 'forall' ? ours.negative! > 0 : ours.positive! > 0;
+    same = hp + hn > 0 === oursFound;
+  }
+  const what = mode === 'exhaustive' ? `${m[1]} ${hp} ${hn}` : hp + hn > 0 ? 'found' : 'none';
+  return {
+    text: `${p.cpuS < 0.01 ? '< 10 ms' : fmtMs(p.cpuS * 1000)} (${what}${same ? ', same' : ', DIFFERS'})`,
+    cpuS: p.cpuS,
+    executions: hp + hn,
+    over: p.cpuS > opts.budgetS,
+  };
+}
+
+/**
+ * The next size after the last measured ones: one more up to N=10; then as
+ * many more as stay within half the budget, predicted from the growth per
+ * size seen between the last two, of the CPU time or of the work (partial
+ * and complete executions built), whichever grows faster (at small sizes
+ * fixed costs hide the growth of the time); at most half as many again.
+ */
+function nextSize(sizes: { n: number; cpuS: number; work: number }[], budgetS: number): number {
+  const last = sizes[sizes.length - 1];
+  const before = sizes[sizes.length - 2];
+  const n = last.n;
+  const most = Math.max(1, Math.ceil(n / 2));
+  if (n < 10 || !before) return n + 1;
+  const perSize = (a: number, b: number) => (Math.max(a, 1e-3) / Math.max(b, 1e-3)) ** (1 / (n - before.n));
+  const growth = Math.max(perSize(last.cpuS, before.cpuS), perSize(last.work, before.work));
+  if (growth <= 1.01) return n + most;
+  const steps = Math.floor(Math.log(budgetS / 2 / Math.max(last.cpuS, 1e-3)) / Math.log(growth));
+  return n + Math.min(most, Math.max(1, steps));
+}
+
+/** What the family runs gather, for the tables and the chart. */
+interface FamilyRuns {
+  rows: string[][];
+  notes: string[];
+  summary: string[][];
+  /** Per family and mode: (CPU, consistent executions) of ours, and herd7's. */
+  curves: { name: string; mode: Mode; ours: { n: number; cpuS: number; executions: number }[]; herd: { n: number; cpuS: number; executions: number }[] }[];
+  peakRss: number;
+}
+
+function runFamily(f: Family, mode: Mode, opts: Options, herd: { argv: string[] } | undefined, tmp: string, runs: FamilyRuns): void {
   const start = Math.max(f.minN, opts.minN ?? f.minN);
   let underOne = '-';
   let reachesTen = `not within N <= ${opts.maxN}`;
-  for (let n = start; n <= opts.maxN; n++) {
+  const measured: { n: number; cpuS: number; work: number }[] = [];
+  const curve = { name: f.name, mode, ours: [] as { n: number; cpuS: number; executions: number }[], herd: [] as { n: number; cpuS: number; executions: number }[] };
+  runs.curves.push(curve);
+  let herdStopped: string | undefined = herd ? undefined : opts.herd ? 'not installed' : 'not run (--no-herd)';
+  const label = mode === 'speedcheck' ? `${f.name} (--speedcheck)` : f.name;
+  for (let n = start; n <= opts.maxN; n = nextSize(measured, opts.budgetS)) {
     const child = spawnSync(
       process.execPath,
-      [fileURLToPath(import.meta.url), '--child', f.name, String(n), '--timeout-s', String(opts.timeoutS), '--max-executions', String(opts.maxExecutions)],
+      [fileURLToPath(import.meta.url), '--child', f.name, String(n), mode, '--timeout-s', String(opts.timeoutS), '--max-executions', String(opts.maxExecutions)],
       { encoding: 'utf8', maxBuffer: 1 << 20 },
     );
     let rep: SizeReport;
@@ -357,45 +476,82 @@ function runFamily(f: Family, opts: Options, rows: string[][], notes: string[], 
     }
     const m = rep.m;
     if (rep.error !== undefined) {
-      rows.push([f.name, String(n), fmtMs(m.wallMs), fmtMs(m.cpuMs), '-', '-', '-', '-', '-', fmtMb(m.maxRss), rep.error]);
-      console.error(`bench: ${f.name} N=${n}: ${rep.error} after ${fmtMs(m.wallMs)}; stopping family`);
-      notes.push(`${f.name}: stopped at N=${n} (${rep.error}).`);
+      runs.rows.push([label, String(n), fmtMs(m.cpuMs), fmtMs(m.wallMs), '-', '-', '-', '-', fmtMb(m.maxRss), rep.error, '-']);
+      console.error(`bench: ${label} N=${n}: ${rep.error} after ${fmtMs(m.cpuMs)} CPU; stopping family`);
+      runs.notes.push(`${label}: stopped at N=${n} (${rep.error}).`);
       if (!rep.limit) throw new Error(rep.error);
-      if (m.wallMs >= 10_000) reachesTen = `N=${n} (stopped by the limit)`;
+      if (m.cpuMs >= 10_000) reachesTen = `N=${n} (stopped by the limit)`;
       break;
     }
     const cons = rep.consistent!;
     const want = f.expected(n);
     const verdict = rep.observation === want ? rep.observation : `${rep.observation} (expected ${want})`;
-    rows.push([
-      f.name,
+    let herdText = herdStopped ?? '';
+    if (herd && herdStopped === undefined) {
+      const h = runHerd(herd, f.make(n), join(tmp, `${f.name}-${n}.litmus`), mode, rep, opts);
+      herdText = h.text;
+      if (h.cpuS !== undefined) curve.herd.push({ n, cpuS: h.cpuS, executions: h.executions! });
+      if (h.over) herdStopped = `not run (past the budget at N=${n})`;
+    }
+    runs.rows.push([
+      label,
       String(n),
-      fmtMs(m.wallMs),
       fmtMs(m.cpuMs),
+      fmtMs(m.wallMs),
       fmtInt(rep.candidates!),
       fmtInt(cons),
       fmtInt(rep.pruned!),
-      fmtRate(rep.candidates!, m.wallMs),
-      fmtRate(cons, m.wallMs),
+      mode === 'exhaustive' && cons > 0 ? `${((m.cpuMs * 1000) / cons).toFixed(0)} µs` : '-',
       fmtMb(m.maxRss),
       verdict,
+      herdText,
     ]);
-    if (m.maxRss > peakFamilyRss) peakFamilyRss = m.maxRss;
+    if (m.maxRss > runs.peakRss) runs.peakRss = m.maxRss;
+    measured.push({ n, cpuS: m.cpuMs / 1000, work: rep.candidates! + rep.pruned! });
+    curve.ours.push({ n, cpuS: m.cpuMs / 1000, executions: cons });
     console.error(
-      `bench: ${f.name} N=${n}: ${fmtMs(m.wallMs)} wall, ${fmtInt(rep.candidates!)} candidates, ${fmtInt(cons)} consistent, ${rep.observation}`,
+      `bench: ${label} N=${n}: ${fmtMs(m.cpuMs)} CPU, ${fmtInt(rep.candidates!)} candidates, ${fmtInt(cons)} consistent, ${rep.observation}; herd7: ${herdText}`,
     );
-    if (m.wallMs < 1000) underOne = `N=${n}`;
-    if (m.wallMs >= 10_000 && reachesTen.startsWith('not')) reachesTen = `N=${n} (${fmtMs(m.wallMs)})`;
-    if (m.wallMs > opts.budgetS * 1000) {
-      if (n < opts.maxN) notes.push(`${f.name}: stopped after N=${n} (took ${fmtMs(m.wallMs)} > budget ${opts.budgetS} s).`);
+    if (m.cpuMs < 1000) underOne = `N=${n}`;
+    if (m.cpuMs >= 10_000 && reachesTen.startsWith('not')) reachesTen = `N=${n} (${fmtMs(m.cpuMs)})`;
+    if (m.cpuMs > opts.budgetS * 1000) {
+      runs.notes.push(`${label}: stopped after N=${n} (took ${fmtMs(m.cpuMs)} CPU > budget ${opts.budgetS} s).`);
       break;
     }
   }
-  summary.push([f.name, underOne, reachesTen]);
+  runs.summary.push([label, underOne, reachesTen]);
 }
 
-/** The largest peak RSS of any family size (each measured in its own process). */
-let peakFamilyRss = 0;
+/** The chart of the family runs: consistent executions against CPU time, and threads against CPU time with --speedcheck. */
+function familyChart(runs: FamilyRuns, caption: string): string {
+  const counted = runs.curves.filter((c) => c.mode === 'exhaustive');
+  const decided = runs.curves.filter((c) => c.mode === 'speedcheck');
+  const series = (cs: FamilyRuns['curves'], y: (p: { n: number; executions: number }) => number): Series[] =>
+    cs.flatMap((c) => {
+      const ours: Series = { name: c.name, points: c.ours.map((p) => ({ x: p.cpuS, y: y(p), label: `N=${p.n}` })) };
+      const herd: Series = { name: `${c.name} herd7`, dashed: true, colourOf: c.name, points: c.herd.map((p) => ({ x: p.cpuS, y: y(p), label: `N=${p.n}` })) };
+      return herd.points.length > 0 ? [ours, herd] : [ours];
+    });
+  const panels: Panel[] = [
+    { title: 'Every execution counted: consistent executions against CPU time (herd7 dashed)', xLabel: 'CPU time of one check (s)', yLabel: 'consistent executions', series: series(counted, (p) => p.executions) },
+  ];
+  if (decided.length > 0) {
+    panels.push({ title: 'With --speedcheck (herd7 -speedcheck fast dashed): size N against CPU time', xLabel: 'CPU time of one check (s)', yLabel: 'N (threads)', series: series(decided, (p) => p.n) });
+  }
+  return chartSvg(panels, caption);
+}
+
+/** Replaces (or appends) the part of a Markdown file between the bench's markers. */
+function replaceSection(file: string, section: string): void {
+  const begin = '<!-- bench:families -->';
+  const end = '<!-- /bench:families -->';
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const block = `${begin}\n${section.trim()}\n${end}`;
+  const a = text.indexOf(begin);
+  const b = text.indexOf(end);
+  const updated = a >= 0 && b > a ? text.slice(0, a) + block + text.slice(b + end.length) : `${text.trimEnd()}\n\n${block}\n`;
+  writeFileSync(file, updated);
+}
 
 // ---------------------------------------------------------------- main
 
@@ -416,7 +572,7 @@ function gitDescribe(): string {
 function main(): void {
   const argv = process.argv.slice(2);
   if (argv[0] === '--child') {
-    runChild(argv[1], Number(argv[2]), parseArgs(argv.slice(3)));
+    runChild(argv[1], Number(argv[2]), argv[3] as Mode, parseArgs(argv.slice(4)));
     return;
   }
   const opts = parseArgs(argv);
@@ -457,35 +613,47 @@ function main(): void {
   if (opts.corpus) runCorpus(opts, out);
 
   const families = !opts.runFamilies ? [] : opts.families ? FAMILIES.filter((f) => opts.families!.includes(f.name)) : FAMILIES;
-  const rows: string[][] = [];
-  const notes: string[] = [];
-  const summary: string[][] = [];
-  for (const f of families) runFamily(f, opts, rows, notes, summary);
+  const runs: FamilyRuns = { rows: [], notes: [], summary: [], curves: [], peakRss: 0 };
+  const herd = opts.herd ? findHerd() : undefined;
+  const tmp = mkdtempSync(join(os.tmpdir(), 'litmus-bench-families-'));
+  try {
+    for (const f of families) {
+      runFamily(f, 'exhaustive', opts, herd, tmp, runs);
+      if (f.speedcheck) runFamily(f, 'speedcheck', opts, herd, tmp, runs);
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
   if (families.length) {
-    out.push(
+    const section: string[] = [
       '## Scalable families',
       '',
-      ...families.map((f) => `- \`${f.name}\`: ${f.description}`),
+      `Each size in a fresh process (\`--child\`), CPU time of the check (user + system, process.cpuUsage), the sizes growing until one takes more than ${opts.budgetS} s of CPU (one at a time up to N=10, then by the growth seen so far), or a limit of the checker stops it. herd7: ${herd ? `${herd.where}, stopped after ${opts.herdTimeoutS} s wall, CPU from its rusage, not run on larger sizes once one took more than ${opts.budgetS} s; exhaustive rows compare its Observation and counts with ours, --speedcheck rows run \`-speedcheck fast\` and compare whether the execution looked for exists` : opts.herd ? 'not installed' : 'not run (--no-herd)'}.`,
+      '',
+      ...families.map((f) => `- \`${f.name}\`: ${f.description}${f.speedcheck ? ' (also with --speedcheck)' : ''}`),
       '',
       table(
-        ['family', 'N', 'wall', 'CPU', 'candidates', 'consistent (P+N)', 'pruned partial', 'cand/s', 'consistent/s', 'peak RSS (own process)', 'verdict'],
-        rows,
-        [false, true, true, true, true, true, true, true, true, true, false],
+        ['family', 'N', 'CPU', 'wall', 'candidates', 'consistent (P+N)', 'pruned partial', 'CPU per consistent', 'peak RSS (own process)', 'verdict', 'herd7 CPU (its result)'],
+        runs.rows,
+        [false, true, true, true, true, true, true, true, true, false, false],
       ),
       '',
-    );
-    if (notes.length) out.push(...notes.map((n) => `- ${n}`), '');
-    out.push(
+    ];
+    if (runs.notes.length) section.push(...runs.notes.map((n) => `- ${n}`), '');
+    section.push(
       '### Where each family stands',
       '',
-      table(['family', 'largest N under 1 s', 'first N taking 10 s or more'], summary, [false, true, true]),
+      table(['family', 'largest N under 1 s CPU', 'first N taking 10 s CPU or more'], runs.summary, [false, true, true]),
+      '',
+      `Largest peak RSS of any family size (each checked in a fresh process, node's own ~45 MB included): ${fmtMb(runs.peakRss)}.`,
       '',
     );
-    sampleRss();
-    out.push(
-      `Peak RSS: corpus process ${fmtMb(process.resourceUsage().maxRSS * 1024)}; largest of any family size (each checked in a fresh process, node's own ~45 MB included) ${fmtMb(peakFamilyRss)}.`,
-      '',
-    );
+    if (opts.svg) {
+      writeFileSync(opts.svg, familyChart(runs, `litmus bench, ${new Date().toISOString().slice(0, 16)} UTC, ${gitDescribe()}, ${os.cpus().length} cores`));
+      section.push(`The curves: \`${opts.svg}\` (written by this run).`, '');
+    }
+    out.push(...section);
+    if (opts.section) replaceSection(opts.section, [`_Written by \`npm run bench -- ${process.argv.slice(2).join(' ')}\` on ${new Date().toISOString().slice(0, 16)} UTC, ${gitDescribe()}, load average ${os.loadavg().map((x) => x.toFixed(1)).join(', ')} at the end._`, '', ...section].join('\n'));
   }
   out.push(`Load average (1, 5, 15 min) at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(', ')}.`, '');
   const md = out.join('\n');
