@@ -46,11 +46,17 @@ export interface ProcessFigures {
 
 const TIME = '/usr/bin/time';
 
-/** Runs argv[0] with the rest as arguments under `timeout`, measuring the whole process. */
-export function measureProcess(argv: string[], timeoutS: number, cwd?: string): ProcessFigures {
+/**
+ * Runs argv[0] with the rest as arguments under `timeout`, measuring the
+ * whole process; with `cpuLimitS`, also stopped once it has used that much
+ * CPU (ulimit -t: on a loaded machine a wall-clock limit says little about
+ * what a run needs), which counts as timed out.
+ */
+export function measureProcess(argv: string[], timeoutS: number, cwd?: string, cpuLimitS?: number): ProcessFigures {
   const dir = mkdtempSync(join(os.tmpdir(), 'litmus-bench-'));
   const out = join(dir, 'rusage');
-  const limited = ['timeout', String(timeoutS), ...argv];
+  const cpuLimited = cpuLimitS === undefined ? argv : ['bash', '-c', 'ulimit -t "$0" && exec "$@"', String(Math.ceil(cpuLimitS)), ...argv];
+  const limited = ['timeout', String(timeoutS), ...cpuLimited];
   try {
     const w0 = performance.now();
     const useTime = existsSync(TIME);
@@ -74,7 +80,9 @@ export function measureProcess(argv: string[], timeoutS: number, cwd?: string): 
       };
       cpuS = secs(fields[0] ?? '') + secs(fields[1] ?? '');
     }
-    return { wallS, cpuS, maxRss, timedOut: cmd.status === 124, status: cmd.status, stdout: cmd.stdout ?? '', stderr: cmd.stderr ?? '' };
+    // 124: timeout's; 128 + SIGXCPU (24) or SIGKILL (9): the CPU limit's.
+    const timedOut = cmd.status === 124 || (cpuLimitS !== undefined && (cmd.status === 152 || cmd.status === 137 || cpuS >= cpuLimitS));
+    return { wallS, cpuS, maxRss, timedOut, status: cmd.status, stdout: cmd.stdout ?? '', stderr: cmd.stderr ?? '' };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

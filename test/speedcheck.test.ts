@@ -59,6 +59,16 @@ describe('the condition over a partly known state (Kleene logic)', () => {
     expect(decide('exists (0:r0<>1)', { r0: 1 })).toBe(false);
   });
 
+  it('an equality whose unknown side cannot end as its value is false (regMay, memMay), and its negation true', () => {
+    const prog = buildProgram(parseLitmus(withCondition('exists (0:r0=1 /\\ y=2)')));
+    const unknown = (may: boolean): StateView => ({ reg: () => undefined, mem: () => undefined, regMay: () => may, memMay: (_l, v) => may && v !== 2 });
+    expect(prog.final.decide(unknown(true))).toBe(false); // y cannot end as 2
+    expect(prog.final.decide(unknown(false))).toBe(false);
+    const neg = buildProgram(parseLitmus(withCondition('exists (0:r0<>1 /\\ ~(y=2))')));
+    expect(neg.final.decide(unknown(false))).toBe(true);
+    expect(neg.final.decide(unknown(true))).toBeUndefined();
+  });
+
   it('on a final state, decide is holds', () => {
     const prog = buildProgram(parseLitmus(withCondition('forall (0:r0=1 \\/ ~(x=1 /\\ 0:r1=0))')));
     for (const r0 of [0, 1]) {
@@ -117,6 +127,18 @@ describe('the witness is looked for where it is likely (likely.ts)', () => {
       const d = checkSource(text, { model: lkmm, speedcheck: 'decide' });
       expect([all.observation, all.positive + all.negative], name).toEqual(['Sometimes', 256]);
       expect([d.observation, d.ok], name).toEqual([all.observation, all.ok]);
+    }
+  });
+
+  it('a value the value analysis rules out decides the condition at once; at a countable size, the verdicts of the count', () => {
+    for (const cond of ['~exists (y=2)', 'exists (0:t=3 \\/ x3=5)', 'forall (y<>2)']) {
+      const big = checkSource(family('copy-chain').make(40).replace('exists (y=1)', cond), { model: lkmm, speedcheck: 'decide' });
+      expect(big.stats.candidates, cond).toBe(1);
+      expect(big.stats.pruned, cond).toBeLessThan(100);
+      const text = family('copy-chain').make(6).replace('exists (y=1)', cond);
+      const all = checkSource(text, { model: lkmm });
+      const d = checkSource(text, { model: lkmm, speedcheck: 'decide' });
+      expect([d.observation, d.ok, big.observation], cond).toEqual([all.observation, all.ok, all.observation]);
     }
   });
 

@@ -38,6 +38,8 @@ export interface ValueDomain {
   lockGuards: Map<number, LockGuard>[];
   /** Per thread, per instruction: the locations its address may be. */
   addresses: Set<number>[][];
+  /** The value analysis where it settles within its bounds (found when first asked for), else undefined. */
+  settledValues(): ValueAnalysis | undefined;
 }
 
 /**
@@ -242,9 +244,18 @@ class Domain implements ValueDomain {
     readonly lockGuards: Map<number, LockGuard>[],
     readonly addresses: Set<number>[][],
   ) {}
+  /** Whether the value analysis was run and did not settle. */
+  private unbounded = false;
   get mayWrite(): Map<number, Set<number>>[] {
     this.values ??= boundedValues(this.prog, this.deadline);
     return this.values.mayWrite;
+  }
+  settledValues(): ValueAnalysis | undefined {
+    if (this.values || this.unbounded) return this.values;
+    const v = analyseValues(this.prog, this.deadline);
+    if (v.bounded) this.values = v;
+    else this.unbounded = true;
+    return this.values;
   }
 }
 
@@ -258,6 +269,8 @@ function boundedValues(prog: Program, deadline: Deadline): ValueAnalysis {
 export interface ValueAnalysis {
   mayWrite: Map<number, Set<number>>[];
   addresses: Set<number>[][];
+  /** Per thread and register, the values it may hold when the thread ends. */
+  finalRegs: Set<number>[][];
   /** False when a set grew past DOMAIN_CAP (the others are then incomplete). */
   bounded: boolean;
 }
@@ -451,7 +464,14 @@ export function analyseValues(prog: Program, deadline = Deadline.none): ValueAna
     }
     return at;
   });
-  return { mayWrite, addresses, bounded };
+  const finalRegs = prog.threads.map((th) => {
+    const out = th.regs.map(() => new Set<number>());
+    for (const { pc, regs } of lastStates[th.index].values()) {
+      if (pc >= th.code.length) regs.forEach((vals, r) => vals.forEach((v) => out[r]?.add(v)));
+    }
+    return out;
+  });
+  return { mayWrite, addresses, finalRegs, bounded };
 }
 
 /**

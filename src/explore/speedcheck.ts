@@ -9,7 +9,12 @@
 // no instruction its thread can still reach assigns it; a location's, when no
 // unfinished thread can still write it (its last write in coherence order is
 // then final). Everything else is unknown, and the condition (Kleene's logic,
-// FinalCheck.decide) is true, false, or not yet known.
+// FinalCheck.decide) is true, false, or not yet known. With speedcheck, an
+// equality over an unknown value is also false where the value analysis
+// (domain.ts) says the value cannot end so: a register's values at its
+// thread's end, a location's last write and what the threads that may still
+// write it may write. The analysis over-approximates every execution, so
+// what it rules out no execution has: a Never or Always stays a proof.
 
 import type { Event } from '../events/event.js';
 import type { CondExpr, CondTerm } from '../parse/ast.js';
@@ -109,7 +114,7 @@ export class ConditionSearch {
   }
 
   private view(threads: readonly ThreadView[], co: readonly number[][], events: readonly Event[]): StateView {
-    return {
+    const known: StateView = {
       reg: (t, r) => {
         const ts = threads[t];
         return ts.done || !this.regsFrom[t][ts.pc]?.has(r) ? ts.regs[r] : undefined;
@@ -120,6 +125,25 @@ export class ConditionSearch {
         }
         const list = co[loc];
         return events[list[list.length - 1]].value;
+      },
+    };
+    // An exhaustive count with a filter keeps to what is settled (no value analysis for it).
+    if (this.mode === 'filter') return known;
+    return {
+      ...known,
+      // What the value analysis allows: a register's values where its thread
+      // may end; a location's last write or a value a thread that may still
+      // write it may write (symbolic values equal no constant either way).
+      regMay: (t, r, value) => this.domain.settledValues()?.finalRegs[t][r]?.has(value) ?? true,
+      memMay: (loc, value) => {
+        const values = this.domain.settledValues();
+        if (!values) return true;
+        const list = co[loc];
+        if (events[list[list.length - 1]].value === value) return true;
+        for (let v = 0; v < threads.length; v++) {
+          if (!threads[v].done && this.domain.writesFrom[v][threads[v].pc]?.has(loc) && values.mayWrite[v].get(loc)?.has(value)) return true;
+        }
+        return false;
       },
     };
   }

@@ -137,6 +137,13 @@ export interface FinalCheck {
 export interface StateView {
   reg(thread: number, reg: number): number | undefined;
   mem(loc: number): number | undefined;
+  /**
+   * For a value not known yet (undefined above): whether it may still end
+   * as v (false only where that is certain; absent: it may). An equality
+   * whose left side cannot end as its right side's value is then false.
+   */
+  regMay?(thread: number, reg: number, v: number): boolean;
+  memMay?(loc: number, v: number): boolean;
 }
 
 /** A final state, where everything is known. */
@@ -321,6 +328,18 @@ export function buildProgram(written: LitmusTest, opts: BuildOptions = {}): Prog
   for (const lr of test.locations) observe(lr.thread === null ? memRef(lr.name, lr.pos) : regRef(lr.thread, lr.name, lr.pos));
   // herd's states show what the final condition and `locations` name, not
   // what only the filter names: `shown` is false while compiling the filter.
+  // Whether the left side of an equality may still end as a value (StateView.regMay, memMay).
+  const compileMay = (t: CondTerm): ((v: StateView, value: number) => boolean) => {
+    if (t.kind === 'reg') {
+      const o = regRef(t.thread, t.name, t.pos) as Extract<Observed, { kind: 'reg' }>;
+      return (v, value) => v.regMay?.(o.thread, o.reg, value) ?? true;
+    }
+    if (t.kind === 'mem') {
+      const o = memRef(t.name, t.pos) as Extract<Observed, { kind: 'mem' }>;
+      return (v, value) => v.memMay?.(o.loc, value) ?? true;
+    }
+    return () => true;
+  };
   const compileTerm = (t: CondTerm, isRhs: boolean, shown: boolean): ((v: StateView) => number | undefined) => {
     if (t.kind === 'num') return () => t.value;
     if (t.kind === 'reg') {
@@ -385,9 +404,11 @@ export function buildProgram(written: LitmusTest, opts: BuildOptions = {}): Prog
       case 'eq': {
         const l = compileTerm(c.lhs, false, shown);
         const r = compileTerm(c.rhs, true, shown);
+        const may = compileMay(c.lhs);
         return (v) => {
           const x = l(v);
           const y = r(v);
+          if (x === undefined && y !== undefined && !may(v, y)) return c.negated;
           return x === undefined || y === undefined ? undefined : (x === y) !== c.negated;
         };
       }
