@@ -18,6 +18,14 @@ import { Deadline } from '../limits.js';
  */
 export const DOMAIN_CAP = 1 << 16;
 
+/**
+ * Instructions times registers, summed over threads, past which
+ * settledValues does not run the value analysis (it costs about that many
+ * register sets per round): a test with 20,000 registers would take
+ * minutes, for a pruning the search can do without.
+ */
+const SETTLED_VALUES_CELLS = 1 << 20;
+
 /** Steps of one thread's pass of the value analysis before it is taken as not settling. */
 const ANALYSIS_STEPS = 1_000_000;
 
@@ -244,17 +252,23 @@ class Domain implements ValueDomain {
     readonly lockGuards: Map<number, LockGuard>[],
     readonly addresses: Set<number>[][],
   ) {}
-  /** Whether the value analysis was run and did not settle. */
-  private unbounded = false;
+  /** Whether the value analysis was run and did not settle, or is too large to run for settledValues. */
+  private unsettled = false;
   get mayWrite(): Map<number, Set<number>>[] {
     this.values ??= boundedValues(this.prog, this.deadline);
     return this.values.mayWrite;
   }
   settledValues(): ValueAnalysis | undefined {
-    if (this.values || this.unbounded) return this.values;
+    if (this.values || this.unsettled) return this.values;
+    // The analysis keeps a vector of every register's values per instruction: past a bound, it is not worth its cost here.
+    const cells = this.prog.threads.reduce((n, th) => n + th.code.length * Math.max(1, th.regs.length), 0);
+    if (cells > SETTLED_VALUES_CELLS) {
+      this.unsettled = true;
+      return undefined;
+    }
     const v = analyseValues(this.prog, this.deadline);
     if (v.bounded) this.values = v;
-    else this.unbounded = true;
+    else this.unsettled = true;
     return this.values;
   }
 }
