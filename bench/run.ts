@@ -243,7 +243,7 @@ function table(header: string[], rows: string[][], right: boolean[] = []): strin
 }
 
 function errText(e: unknown): string {
-  if (e instanceof LimitError) return `limit: ${e.message}`;
+  if (e instanceof LimitError) return e.message.startsWith('limit:') ? e.message : `limit: ${e.message}`;
   if (e instanceof LitmusError) return `litmus error: ${e.message}`;
   return `error: ${e instanceof Error ? e.message : String(e)}`;
 }
@@ -480,7 +480,7 @@ function runFamily(f: Family, mode: Mode, opts: Options, herd: { argv: string[] 
       console.error(`bench: ${label} N=${n}: ${rep.error} after ${fmtMs(m.cpuMs)} CPU; stopping family`);
       runs.notes.push(`${label}: stopped at N=${n} (${rep.error}).`);
       if (!rep.limit) throw new Error(rep.error);
-      if (m.cpuMs >= 10_000) reachesTen = `N=${n} (stopped by the limit)`;
+      reachesTen = m.cpuMs >= 10_000 ? `N=${n} (stopped by the limit)` : `none: a limit stops it at N=${n}`;
       break;
     }
     const cons = rep.consistent!;
