@@ -24,6 +24,8 @@ export interface CheckOptions {
   primitives?: PrimitiveTable;
   /** Stop once this many consistent executions satisfy the condition (herd7's -nshow with -show prop); counts are then partial. */
   stopAfterPositive?: number;
+  /** Prefix checks from the first choice on, none skipped (for testing the explorer's pruning). */
+  checkEveryPrefix?: boolean;
 }
 
 export interface StateLine {
@@ -87,6 +89,7 @@ export function checkTest(test: LitmusTest, opts: CheckOptions, from: { t0?: num
     keepWitnesses: opts.keepWitnesses === true && test.quantifier === 'forall' ? 'all' : opts.keepWitnesses,
     speedcheck: opts.speedcheck,
     stopAfterPositive: opts.stopAfterPositive,
+    checkEveryPrefix: opts.checkEveryPrefix,
   });
   const ms = performance.now() - t0;
   const show = (v: number) => formatValue(prog, v);

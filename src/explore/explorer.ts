@@ -52,6 +52,8 @@ export interface ExploreOptions {
   onForbidden?: (c: ForbiddenCandidate) => void;
   /** Condition-directed search instead of counting every execution (speedcheck.ts). */
   speedcheck?: SpeedMode;
+  /** Prefix checks from the first choice on, none skipped (prefix.ts): for testing the pruning. */
+  checkEveryPrefix?: boolean;
 }
 
 /** A candidate that satisfies the condition but that the model forbids, and why. */
@@ -84,7 +86,7 @@ export interface ExploreResult {
   /** Partial executions shown to the model, and how many it rejected. */
   prefixChecks: number;
   prefixRejects: number;
-  /** Executions rejected by each axiom (for explanations). */
+  /** Complete executions rejected, by the axiom the model named (one they break, not always the first). */
   rejectedBy: Map<string, number>;
   /** The first rejected execution found that satisfies the condition (kept with keepWitnesses). */
   forbiddenWitness?: ForbiddenCandidate;

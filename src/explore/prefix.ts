@@ -5,7 +5,8 @@
 // contribute no rf edge here, which keeps the prefix a subset of every
 // completion.
 
-import { hasLoops, type Program } from '../program/program.js';
+import { effectOf } from '../events/primitives.js';
+import { hasLoops, type PrimInstr, type Program } from '../program/program.js';
 import { scratch } from '../relation/relation.js';
 import type { ExploreState } from './state.js';
 
@@ -37,7 +38,7 @@ export function prefixChecksFrom(prog: Program): number {
 export function prefixConsistent(s: ExploreState): boolean {
   const p = s.prefix;
   if (s.counts.candidates + s.counts.pruned < p.from) return true;
-  if (p.sinceReject >= PREFIX_WINDOW && ++p.skipped % PREFIX_STRIDE !== 0) return true;
+  if (p.sinceReject >= PREFIX_WINDOW && !p.every && ++p.skipped % PREFIX_STRIDE !== 0) return true;
   p.sinceReject++;
   s.counts.prefixChecks++;
   const ok = scratch(() => {
@@ -49,4 +50,40 @@ export function prefixConsistent(s: ExploreState): boolean {
     p.sinceReject = 0;
   }
   return ok;
+}
+
+/**
+ * Goes on after a choice of thread t whose prefix check is owed rather than
+ * made now: it is made by paysOwed at the next step that is not one of t's
+ * fences, so that it sees the events t makes without choosing. A read
+ * inside an RCU read-side critical section is judged with the section's
+ * rcu_read_unlock, where the rcu axiom can see what the read broke (with
+ * the section open it cannot). Only where branches may be dropped anywhere
+ * (ExploreState.dropsAnywhere): between the choice and its check there are
+ * then only fences, which count nothing.
+ */
+export function owe(s: ExploreState, t: number, k: () => void): void {
+  const owed = s.owed;
+  s.owed = t;
+  k();
+  s.owed = owed;
+}
+
+/**
+ * Before thread u takes its next step (`waited`: a waiting read going on):
+ * whether the check owed (owe), if any, is made now, and passed. A fence of
+ * the owing thread defers it again; a complete execution is judged whole
+ * instead (outcomes.ts), so the caller does not pay for one.
+ */
+export function paysOwed(s: ExploreState, u: number, waited: boolean): boolean {
+  if (s.owed < 0) return true;
+  if (!waited && u === s.owed && isFence(s, u)) return true;
+  s.owed = -1;
+  return prefixConsistent(s);
+}
+
+/** Whether thread u's next instruction is a fence (no choice to make, no access). */
+function isFence(s: ExploreState, u: number): boolean {
+  const ins = s.prog.threads[u].code[s.ts[u].pc] as PrimInstr;
+  return effectOf(ins.prim).object === 'none';
 }

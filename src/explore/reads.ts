@@ -9,7 +9,7 @@ import type { PrimInstr } from '../program/program.js';
 import { coherentRead } from './coherence.js';
 import { lastSectionBefore, lockForbidsRead } from './locks.js';
 import { readOrder, takesFirst, WAIT } from './likely.js';
-import { prefixConsistent } from './prefix.js';
+import { owe, prefixConsistent } from './prefix.js';
 import { advance } from './schedule.js';
 import { eventRecord, newEvent, popEvent, prune, type EventFields, type ExploreState, type ThreadState, type Waiting } from './state.js';
 
@@ -75,11 +75,22 @@ export function chooseSource(s: ExploreState, t: number, r: Event, accept: (w: E
   if (willWait && !s.order) wait(s, { t, r, k, accept, guessKind, ready: false });
 }
 
-/** Read r of thread t takes w, then goes on, unless the model rejects the prefix (not asked when the choice was forced). */
+/**
+ * Read r of thread t takes w, then goes on, unless the model rejects the
+ * prefix (not asked when the choice was forced or reads the last write; in a
+ * test without loops, asked at the thread's next step that is not a fence:
+ * prefix.ts owe).
+ */
 function readFrom(s: ExploreState, t: number, r: Event, w: Event, forced: boolean, k: (r: Event) => void): void {
   r.rf = w.id;
   r.value = w.value;
-  if (forced || w.thread === t || (w.thread < 0 && s.co[r.loc].length === 1) || prefixConsistent(s)) k(r);
+  const co = s.co[r.loc];
+  // Reading the last write, r (its thread's last event) gains edges only
+  // into itself: a model may say that keeps the prefix as it was.
+  const latest = s.model.latestReadKeepsConsistency === true && w.id === co[co.length - 1];
+  if (forced || w.thread === t || (w.thread < 0 && co.length === 1) || latest) k(r);
+  else if (s.dropsAnywhere) owe(s, t, () => k(r));
+  else if (prefixConsistent(s)) k(r);
   else prune(s);
 }
 
@@ -100,8 +111,12 @@ export function offer(s: ExploreState, w: Event, from: number, k: () => void): v
     const r = b.r;
     if (b.ready || r.lock === 'LKR' || r.loc !== w.loc || r.thread === w.thread || !b.accept(w)) continue;
     if (lockForbidsRead(s, r, w)) continue;
+    // Not taking w, r would wait for a write no thread can make any more:
+    // the next step would drop that branch (advance, pendingStillPossible),
+    // so it is not built.
+    const mustTake = s.dropsAnywhere && !mayBeGivenAfter(s, b, w);
     // A search that stops early may let the write pass first (likely.ts).
-    const passFirst = s.order !== undefined && !takesFirst(s.order, r.thread, r.pc, w.value);
+    const passFirst = !mustTake && s.order !== undefined && !takesFirst(s.order, r.thread, r.pc, w.value);
     if (passFirst) offer(s, w, i + 1, k);
     b.ready = true;
     r.rf = w.id;
@@ -112,8 +127,24 @@ export function offer(s: ExploreState, w: Event, from: number, k: () => void): v
     r.rf = -1;
     r.value = 0;
     if (passFirst) return;
+    if (mustTake) {
+      prune(s);
+      return;
+    }
   }
   k();
+}
+
+/**
+ * Whether a thread other than waiting read b's may still write b's
+ * location once write w is made: w's thread from its next instruction on.
+ */
+function mayBeGivenAfter(s: ExploreState, b: Waiting, w: Event): boolean {
+  for (let v = 0; v < s.ts.length; v++) {
+    if (v === b.t || s.ts[v].done) continue;
+    if (mayStillWrite(s.domain, v, v === w.thread ? s.ts[v].pc + 1 : s.ts[v].pc, b.r.loc)) return true;
+  }
+  return false;
 }
 
 /**

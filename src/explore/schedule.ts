@@ -6,6 +6,7 @@ import { evalPure, INDEX_FLAG, isSymbolic, type PrimInstr, type PureExpr } from 
 import { execPrim } from './execute.js';
 import { breakDeadlock, pendingStillPossible } from './guesses.js';
 import { finish } from './outcomes.js';
+import { paysOwed } from './prefix.js';
 import { insertAt, prune, removeAt, tick, tickLocal, type ExploreState, type ThreadState } from './state.js';
 
 export function initThread(s: ExploreState, t: number): ThreadState {
@@ -29,8 +30,10 @@ export function advance(s: ExploreState, moved: number | 'all' = -1): void {
   tick(s);
   const threads = s.prog.threads;
   const T = threads.length;
-  // runLocal changes thread states in place; they are restored on return.
+  // runLocal changes thread states in place; they are restored on return
+  // (and so is the check owed, prefix.ts).
   const mark = s.trail.length;
+  const owed = s.owed;
   try {
     if (moved === 'all') {
       for (let u = 0; u < T; u++) if (!settle(s, u)) return;
@@ -47,21 +50,25 @@ export function advance(s: ExploreState, moved: number | 'all' = -1): void {
       unfinished = true;
       const wi = waitingOf(s, u);
       if (wi < 0) {
+        if (!paysOwed(s, u, false)) return prune(s);
         const ts = s.ts[u];
         execPrim(s, u, ts, threads[u].code[ts.pc] as PrimInstr);
         return;
       }
       const b = s.waiting[wi];
       if (!b.ready) continue;
+      if (!paysOwed(s, u, true)) return prune(s);
       removeAt(s.waiting, wi);
       b.k(b.r);
       insertAt(s.waiting, wi, b);
       return;
     }
-    if (unfinished) breakDeadlock(s);
-    else finish(s);
+    if (!unfinished) finish(s);
+    else if (paysOwed(s, -1, false)) breakDeadlock(s);
+    else prune(s);
   } finally {
     s.trail.undoTo(mark);
+    s.owed = owed;
   }
 }
 

@@ -88,9 +88,9 @@ export interface ExploreState {
   /**
    * Prefix checks made since the last one that rejected, and checks skipped;
    * `from`: how many leaves (judged or pruned) the search reaches before the
-   * first check (prefix.ts).
+   * first check (prefix.ts); `every`: none skipped (ExploreOptions.checkEveryPrefix).
    */
-  prefix: { sinceReject: number; skipped: number; readonly from: number };
+  prefix: { sinceReject: number; skipped: number; readonly from: number; readonly every: boolean };
   steps: number;
   readonly counts: ExploreCounts;
   readonly outcomes: Map<string, Outcome>;
@@ -106,6 +106,15 @@ export interface ExploreState {
   readonly search?: ConditionSearch;
   /** Where a search that stops early tries first (likely.ts); undefined for a count of every execution. */
   readonly order?: WitnessOrder;
+  /**
+   * Whether a branch may be dropped at any step of its path, earlier or
+   * later than where it would otherwise be (reads.ts offer, prefix.ts
+   * owe): no register-only step counts or flags anything (no loop bound,
+   * no array index check).
+   */
+  readonly dropsAnywhere: boolean;
+  /** The thread whose last choice still owes the model's prefix check, or -1 (prefix.ts owe). */
+  owed: number;
 }
 
 export function newState(prog: Program, model: Model, opts: ExploreOptions): ExploreState {
@@ -130,7 +139,7 @@ export function newState(prog: Program, model: Model, opts: ExploreOptions): Exp
     waiting: [],
     pending: [],
     open: prog.threads.map(() => []),
-    prefix: { sinceReject: 0, skipped: 0, from: prefixChecksFrom(prog) },
+    prefix: { sinceReject: 0, skipped: 0, from: opts.checkEveryPrefix ? 0 : prefixChecksFrom(prog), every: opts.checkEveryPrefix ?? false },
     steps: 0,
     counts: { candidates: 0, pruned: 0, cutPaths: 0, positive: 0, negative: 0, prefixChecks: 0, prefixRejects: 0 },
     outcomes: new Map(),
@@ -143,6 +152,8 @@ export function newState(prog: Program, model: Model, opts: ExploreOptions): Exp
     search: opts.speedcheck ? new ConditionSearch(prog, domain, opts.speedcheck)
       : filterPrunes(prog) ? new ConditionSearch(prog, domain, 'filter') : undefined,
     order: stopsEarly(opts.speedcheck) ? witnessOrder(prog, domain, opts.speedcheck === 'reachable' || prog.final.quantifier !== 'forall') : undefined,
+    dropsAnywhere: !prog.threads.some((th) => th.code.some((ins) => ins.op === 'loopcheck' || ins.op === 'bound')),
+    owed: -1,
   };
 }
 
