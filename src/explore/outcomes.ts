@@ -10,6 +10,9 @@ import type { ExploreResult, Outcome } from './explorer.js';
 import { prune, type ExploreState } from './state.js';
 import { SearchDone } from './speedcheck.js';
 
+/** A whole execution, judged; if inconsistent, the axiom named may be any it breaks. */
+const ANY_AXIOM = { anyAxiom: true } as const;
+
 /** Every thread has finished: judges the execution, unless a guess is still unmatched. */
 export function finish(s: ExploreState): void {
   if (s.pending.length > 0) {
@@ -26,12 +29,14 @@ function judge(s: ExploreState): void {
     throw new LimitError(`more than ${s.maxExecutions} candidate executions (--max-executions)`);
   }
   const { prog, opts } = s;
-  const exec = s.structures.execution(prog, s.events, s.co);
-  const verdict = s.model.check(exec);
   const fs = { regs: s.finalRegs, mem: s.co.map((l) => s.events[l[l.length - 1]].value) };
-  const values = prog.observed.map((o) => (o.kind === 'reg' ? fs.regs[o.thread][o.reg] : fs.mem[o.loc]));
+  // An execution the filter rejects is not counted: the model need not judge it.
   if (prog.final.filter && !prog.final.filter(fs)) return;
+  const values = prog.observed.map((o) => (o.kind === 'reg' ? fs.regs[o.thread][o.reg] : fs.mem[o.loc]));
   const pos = prog.final.holds(fs);
+  const exec = s.structures.execution(prog, s.events, s.co);
+  // Which axiom an execution breaks first matters only for the forbidden candidate kept.
+  const verdict = s.model.check(exec, opts.keepWitnesses && pos && !s.forbidden ? undefined : ANY_AXIOM);
   if (!verdict.consistent) {
     const ax = verdict.violated ?? 'model';
     s.rejectedBy.set(ax, (s.rejectedBy.get(ax) ?? 0) + 1);

@@ -34,6 +34,16 @@ export interface Model {
    */
   lockOrders(a: Event, b: Event): boolean;
   /**
+   * Whether a read that is its thread's last event and reads the last write
+   * of its location's coherence order keeps a consistent prefix
+   * consistent: true when every relation the axioms constrain leaves an
+   * event only along po, rf, co or fr out of it (or rf^-1 ; co), for such
+   * a read has none of them (it gains only edges into itself). The
+   * explorer then makes no prefix check for that choice (a check skipped
+   * only prunes less, it never changes an answer).
+   */
+  latestReadKeepsConsistency?: boolean;
+  /**
    * The explorer keeps only coherent, atomic candidates (po-loc | com
    * acyclic, RMWs atomic) unless the model says it judges that itself: a
    * model read from files may allow what those axioms forbid.
@@ -42,9 +52,11 @@ export interface Model {
   /**
    * `prefix`: the execution is a part of a larger one, being built; the
    * model may check only its cheaper axioms (an answer of consistent is
-   * then only a "maybe").
+   * then only a "maybe"). `anyAxiom`: an inconsistent execution's verdict
+   * may name any axiom it breaks, not the first in the model's order (the
+   * caller counts it, it explains nothing with it).
    */
-  check(x: Execution, opts?: { prefix?: boolean }): Verdict;
+  check(x: Execution, opts?: { prefix?: boolean; anyAxiom?: boolean }): Verdict;
   /**
    * Why an inconsistent execution is forbidden: a cycle of the relation the
    * violated axiom requires acyclic (or irreflexive), with its name.
