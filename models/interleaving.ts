@@ -27,6 +27,8 @@ export interface InterleavingShape {
   /** Read and write of each read-modify-write, flattened: [r0, w0, r1, w1, ...]. */
   rmw: Int32Array;
   grace: readonly GraceConstraint[];
+  /** The constraints by their critical section's lock, indexed by event (undefined: not such a lock). */
+  graceByLock: readonly (readonly GraceConstraint[] | undefined)[];
 }
 
 /** The InterleavingShape of a structure's order, read-modify-writes (flattened pairs) and grace constraints. */
@@ -38,7 +40,9 @@ export function interleavingShape(order: Relation, rmw: Int32Array, grace: reado
     succ.push(...order.successors(a));
   }
   orderStart[order.n] = succ.length;
-  return { order, orderStart, orderSucc: Int32Array.from(succ), rmw, grace };
+  const graceByLock = new Array<GraceConstraint[] | undefined>(order.n).fill(undefined);
+  for (const c of grace) (graceByLock[c.lock] ??= []).push(c);
+  return { order, orderStart, orderSucc: Int32Array.from(succ), rmw, grace, graceByLock };
 }
 
 /**
@@ -91,13 +95,16 @@ class Scratch {
 }
 const scratchArrays = new Scratch();
 
+/** InterleavingShape.graceByLock. */
+type Sections = readonly (readonly GraceConstraint[] | undefined)[];
+
 /** Whether the search finds an interleaving of x (false: none exists, or the greedy missed it). */
 export function findsInterleaving(x: Execution, shape: InterleavingShape): boolean {
   const s = scratchArrays.size(x.n);
   indexCommunication(x, s);
   if (!atomic(x, shape.rmw, s)) return false;
   buildGraph(x, shape, s);
-  return shape.grace.length === 0 ? topological(x.n, s) : topologicalWithGrace(x.n, shape.grace, s);
+  return shape.grace.length === 0 ? topological(x.n, s) : topologicalWithGrace(x.n, shape.graceByLock, s);
 }
 
 /**
@@ -179,21 +186,6 @@ function topological(n: number, s: Scratch): boolean {
   return placed === n;
 }
 
-/** The constraints by their lock, for topologicalWithGrace. */
-const graceIndexes = new WeakMap<readonly GraceConstraint[], Map<number, GraceConstraint[]>>();
-
-function byLock(grace: readonly GraceConstraint[]): Map<number, GraceConstraint[]> {
-  let index = graceIndexes.get(grace);
-  if (index) return index;
-  index = new Map();
-  for (const c of grace) {
-    const l = index.get(c.lock);
-    if (l) l.push(c);
-    else index.set(c.lock, [c]);
-  }
-  graceIndexes.set(grace, index);
-  return index;
-}
 
 /** The predecessor lists of the graph: the predecessors of b are pred[predStart[b] .. predStart[b+1]). */
 function buildPredecessors(n: number, s: Scratch): void {
@@ -216,8 +208,7 @@ function buildPredecessors(n: number, s: Scratch): void {
  * the sections wait for. So no section is ever open while a grace period is
  * placed, and a grace period the unlock needs comes before the lock.
  */
-function topologicalWithGrace(n: number, grace: readonly GraceConstraint[], s: Scratch): boolean {
-  const sections = byLock(grace);
+function topologicalWithGrace(n: number, sections: Sections, s: Scratch): boolean {
   buildPredecessors(n, s);
   s.placed.fill(0, 0, n);
   let top = 0;
@@ -235,7 +226,7 @@ function topologicalWithGrace(n: number, grace: readonly GraceConstraint[], s: S
     for (let i = top - 1; i >= 0 && pick < 0; i--) {
       const e = s.ready[i];
       if (s.placed[e] === 1) s.ready[i] = s.ready[--top]; // placed with a section meanwhile
-      else if (sections.has(e)) lockAt = i;
+      else if (sections[e]) lockAt = i;
       else pick = i;
     }
     if (pick >= 0) {
@@ -249,7 +240,7 @@ function topologicalWithGrace(n: number, grace: readonly GraceConstraint[], s: S
     let done = false;
     for (let i = top - 1; i >= 0 && !done; i--) {
       const l = s.ready[i];
-      if (s.placed[l] === 1 || !sections.has(l)) continue;
+      if (s.placed[l] === 1 || !sections[l]) continue;
       const size = sectionClosure(l, sections, s);
       if (size < 0) continue;
       if (!placeWhole(size, s, place)) return false;
@@ -266,22 +257,29 @@ function topologicalWithGrace(n: number, grace: readonly GraceConstraint[], s: S
  * s.stack[0 .. size) and marked in s.inSection; -1 if a grace period one of
  * those sections waits for is among them.
  */
-function sectionClosure(l: number, sections: Map<number, GraceConstraint[]>, s: Scratch): number {
-  let size = 0;
-  const add = (e: number) => {
-    if (s.placed[e] === 1 || s.inSection[e] === 1) return;
-    s.inSection[e] = 1;
-    s.stack[size++] = e;
-  };
-  add(l);
+function sectionClosure(l: number, sections: Sections, s: Scratch): number {
+  const { placed, inSection, stack, pred, predStart } = s;
+  inSection[l] = 1;
+  stack[0] = l;
+  let size = 1;
   for (let k = 0; k < size; k++) {
-    const e = s.stack[k];
-    for (const c of sections.get(e) ?? []) add(c.unlock);
-    for (let i = s.predStart[e]; i < s.predStart[e + 1]; i++) add(s.pred[i]);
+    const e = stack[k];
+    const cs = sections[e];
+    if (cs) {
+      for (let j = 0; j < cs.length; j++) {
+        const u = cs[j].unlock;
+        if (placed[u] === 0 && inSection[u] === 0) (inSection[u] = 1), (stack[size++] = u);
+      }
+    }
+    for (let i = predStart[e]; i < predStart[e + 1]; i++) {
+      const p = pred[i];
+      if (placed[p] === 0 && inSection[p] === 0) (inSection[p] = 1), (stack[size++] = p);
+    }
   }
   let ok = true;
   for (let k = 0; k < size && ok; k++) {
-    for (const c of sections.get(s.stack[k]) ?? []) if (s.inSection[c.gp] === 1) ok = false;
+    const cs = sections[s.stack[k]];
+    if (cs) for (let j = 0; j < cs.length; j++) if (s.inSection[cs[j].gp] === 1) ok = false;
   }
   if (!ok) {
     for (let k = 0; k < size; k++) s.inSection[s.stack[k]] = 0;
