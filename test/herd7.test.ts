@@ -187,6 +187,21 @@ describe('litmus herd7: output', () => {
     expect((await herd7('-conf', 'linux-kernel.cfg', 'SB.litmus')).stdout).toContain('Observation SB Sometimes 1 3');
   });
 
+  it.skipIf(!HAVE_LKMM)('-set-libdir names herd\'s own library: its cross.cat (herd writes cross in cat) is litmus\'s own, other files are found there last', async () => {
+    // herd's library, as lkmm-herd passes it: a cross.cat litmus could not run (here: not even cat) and a .cfg.
+    const lib = mkdtempSync(join(tmpdir(), 'litmus-herd7-lib-'));
+    writeFileSync(join(lib, 'cross.cat'), 'Cross\n(* herd\'s own, written with its cat-level recursion *)\nlet cross = (\n');
+    writeFileSync(join(lib, 'sc-only.cfg'), 'model sc.cat\n');
+    const other = mkdtempSync(join(tmpdir(), 'litmus-herd7-cwd-'));
+    const r = await run([CLI, 'herd7', '-set-libdir', lib, '-I', LKMM_DIR, '-conf', 'linux-kernel.cfg', join(dir, 'MP.litmus')], other);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('Observation MP+poonceonces Sometimes 1 3');
+    // A .cfg only the library holds is found there.
+    expect((await run([CLI, 'herd7', '-set-libdir', lib, '-conf', 'sc-only.cfg', join(dir, 'MP.litmus')], other)).stdout).toContain('Observation MP+poonceonces Never 0 3');
+    rmSync(lib, { recursive: true, force: true });
+    rmSync(other, { recursive: true, force: true });
+  });
+
   it('-o DIR writes NAME.dot: empty by default (herd\'s -show none), one satisfying execution with -show prop', async () => {
     expect((await herd7('-o', 'pics', 'MP.litmus')).status).toBe(0);
     expect(readFileSync(join(dir, 'pics', 'MP.dot'), 'utf8')).toBe('');

@@ -26,6 +26,12 @@ export interface ModelFiles {
   searchDirs: string[];
   /** Checks not enforced (herd's -skipchecks). */
   skipChecks: string[];
+  /**
+   * herd7's own library folders (-set-libdir), searched after searchDirs. herd's library files there
+   * (stdlib.cat, cross.cat, cos.cat, cos-opt.cat) are litmus's own (models/cat/library.ts): herd
+   * writes some of its primitives in cat, litmus computes them natively.
+   */
+  libraryDirs?: string[];
   /** Whether an included file is looked for beside the file that includes it first (litmus's commands; not herd7). */
   besideIncluder?: boolean;
   /** Run the compiled files even when they are the kernel's (for comparisons: bench/cat.ts). */
@@ -87,11 +93,15 @@ export function findIn(name: string, dirs: readonly string[]): string | undefine
   return undefined;
 }
 
-/** The source of included files: the search folders, each file's own folder first when `besideIncluder`. */
-export function fileSource(searchDirs: readonly string[], besideIncluder: boolean): ModelSource {
+/**
+ * The source of included files: the search folders, each file's own folder first when `besideIncluder`,
+ * then herd's library folders but for the library files litmus has its own of (`ownLibrary`).
+ */
+export function fileSource(searchDirs: readonly string[], besideIncluder: boolean, libraryDirs: readonly string[] = [], ownLibrary: ReadonlySet<string> = new Set()): ModelSource {
   return {
     find(name: string, from: CatPos | undefined) {
-      const dirs = besideIncluder && from && !from.file.startsWith('litmus:') ? [dirname(from.file), ...searchDirs] : searchDirs;
+      const dirs = besideIncluder && from && !from.file.startsWith('litmus:') ? [dirname(from.file), ...searchDirs] : [...searchDirs];
+      if (!ownLibrary.has(name)) dirs.push(...libraryDirs);
       const path = findIn(name, dirs);
       return path ? { path, text: readModelText(path) } : undefined;
     },

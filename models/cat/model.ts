@@ -16,6 +16,7 @@ import type { Highlight, Model, Verdict } from '../../src/model/model.js';
 import { scratch } from '../../src/relation/relation.js';
 import type { CatExpr } from './ast.js';
 import { compileCat, fingerprintOf, type CompiledCat } from './compile.js';
+import { LIBRARY } from './library.js';
 import { StructureRun } from './evaluate.js';
 import { prefixSafeChecks } from './monotone.js';
 import { fileSource, readModelText, type ModelFiles } from './files.js';
@@ -27,6 +28,11 @@ export interface CatModel extends Model {
   files: ModelFiles;
   /** The checks (instruction indexes) that judge partial executions of a program too. */
   prefixSafeFor(p: Program): ReadonlySet<number>;
+}
+
+/** Where the files' includes are found (herd's library folders last, litmus's own library files in place of herd's). */
+function sourceOf(files: ModelFiles) {
+  return fileSource(files.searchDirs, files.besideIncluder ?? false, files.libraryDirs, new Set(Object.keys(LIBRARY)));
 }
 
 /** The files read first: the bell, then the cat. */
@@ -49,7 +55,7 @@ export const filesModelName = (files: ModelFiles): string => displayPath(files.c
  */
 export function fingerprintOfFiles(files: ModelFiles): { fingerprint: string; title?: string } | undefined {
   try {
-    return fingerprintOf(mainFiles(files), fileSource(files.searchDirs, files.besideIncluder ?? false), new Set(files.variants));
+    return fingerprintOf(mainFiles(files), sourceOf(files), new Set(files.variants));
   } catch (e) {
     if (e instanceof ModelError) return undefined;
     throw e;
@@ -60,7 +66,7 @@ export function fingerprintOfFiles(files: ModelFiles): { fingerprint: string; ti
 export function compileModelFiles(files: ModelFiles): CatModel {
   const mains = mainFiles(files);
   const variants = new Set(files.variants);
-  const compiled = compileCat(mains, fileSource(files.searchDirs, files.besideIncluder ?? false), variants);
+  const compiled = compileCat(mains, sourceOf(files), variants);
   refuseLegacyEvents(compiled, variants);
   const opts = { variants, skipChecks: new Set(files.skipChecks) };
   // Which checks judge prefixes depends on which sets the program can produce (lock operations).

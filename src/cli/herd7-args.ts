@@ -29,8 +29,10 @@ export interface HerdOptions {
   timeoutMs?: number;
   /** -exit true: stop at the first test that fails (exit 1). */
   exitIfFailed: boolean;
-  /** Folders searched for -conf files (-I, -set-libdir). */
+  /** Folders searched for -conf and model files (-I). */
   includeDirs: string[];
+  /** herd's library folders (-set-libdir), searched after them; its library files are litmus's own. */
+  libraryDirs: string[];
   /** The .cfg files being read, innermost last (a file naming itself is refused). */
   confChain: string[];
   /** Notes for stderr (e.g. what -gv does here). */
@@ -61,7 +63,7 @@ const NEUTRAL_FLAGS = new Set(['v', 'q', 'switch']);
 export function defaultHerdOptions(): HerdOptions {
   return {
     model: 'lkmm', modelFiles: { variants: [], skipChecks: [] }, speedcheck: 'false', show: 'none', exitIfFailed: false,
-    includeDirs: [], notes: [], confChain: [],
+    includeDirs: [], libraryDirs: [], notes: [], confChain: [],
   };
 }
 
@@ -95,9 +97,9 @@ export function parseHerdArgs(argv: string[]): { opts: HerdOptions; files: strin
   return { opts, files };
 }
 
-/** The folders herd7 looks in for a file an option or a .cfg names: the current one, then the -I ones. */
-function herdDirs(opts: HerdOptions): string[] {
-  return [process.cwd(), ...opts.includeDirs.map((d) => resolve(d))];
+/** The folders herd7 looks in for a file an option or a .cfg names: the current one, then the -I ones (then its library's). */
+function herdDirs(opts: HerdOptions, withLibrary = true): string[] {
+  return [process.cwd(), ...opts.includeDirs.map((d) => resolve(d)), ...(withLibrary ? opts.libraryDirs.map((d) => resolve(d)) : [])];
 }
 
 /**
@@ -130,7 +132,10 @@ function settleModel(opts: HerdOptions): string {
     if (!f.cat.endsWith('.cat')) opts.notes.push(`-model ${f.cat}: litmus's built-in model (herd7 would look for a file of that name)`);
     return builtinWithMacros(builtin);
   }
-  return filesSpec({ cat, bell: found(f.bell), macros: found(f.macros), variants: f.variants, searchDirs: dirs, skipChecks: f.skipChecks, besideIncluder: false });
+  return filesSpec({
+    cat, bell: found(f.bell), macros: found(f.macros), variants: f.variants, searchDirs: herdDirs(opts, false),
+    libraryDirs: opts.libraryDirs.map((d) => resolve(d)), skipChecks: f.skipChecks, besideIncluder: false,
+  });
 }
 
 /** Variants add up, as in herd7 (with lkmmv2 among them, herd7 7.58 builds lkmmv2's events whatever else is given). */
@@ -201,8 +206,10 @@ function applyOption(opts: HerdOptions, key: string, value: string, where: strin
       opts.exitIfFailed = value === 'true';
       return;
     case 'I':
-    case 'set-libdir':
       opts.includeDirs.push(value);
+      return;
+    case 'set-libdir':
+      opts.libraryDirs.push(value);
       return;
     case 'gv':
     case 'evince':
