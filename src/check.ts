@@ -3,7 +3,7 @@
 
 import type { CondExpr, CondTerm, LitmusTest } from './parse/ast.js';
 import { headerPredictsDataRace, parseLitmus } from './parse/parser.js';
-import { buildProgram, isSymbolic, locationOf, SYM_BASE, type Program } from './program/program.js';
+import { buildProgram, isAddress, isSymbolic, LOC_BASE, locationOf, SYM_BASE, VAR_STRIDE, type Program } from './program/program.js';
 import { explore, type ExploreResult } from './explore/explorer.js';
 import type { Model } from './model/model.js';
 import type { SpeedMode } from './explore/speedcheck.js';
@@ -188,7 +188,14 @@ export function stateLine(prog: Program, values: readonly number[]): string {
 export function formatValue(prog: Program, v: number): string {
   if (isSymbolic(v)) return `S${v - SYM_BASE}`;
   const loc = locationOf(prog, v);
-  return loc >= 0 ? prog.locations[loc] : String(v);
+  if (loc >= 0) return prog.locations[loc];
+  // An offset from a variable that is no location: herd7 prints it as that offset (`a+2`, `a+-2`).
+  if (isAddress(v)) {
+    const base = LOC_BASE + Math.round((v - LOC_BASE) / VAR_STRIDE) * VAR_STRIDE;
+    const owner = locationOf(prog, base);
+    if (owner >= 0) return `${prog.locations[owner].replace(/\[.*$|\..*$/, '')}+${v - base}`;
+  }
+  return String(v);
 }
 
 function compareObs(prog: Program, a: number, b: number): number {

@@ -240,9 +240,23 @@ describe('issue 18: herd7\'s scoping (a name a process does not declare is its r
     expect(verdict(LOCKS('spinlock_t *l, int *x'))).toBe('Never 0 2');
   });
 
-  it('a write through a name the process does not take goes to location 0, not to the variable of that name', () => {
+  it('a write through a name the process does not take is refused where a path reaches it, as herd7 refuses it (checked against herd7 7.58)', () => {
     const t = litmus('w', ['WRITE_ONCE(*y, 1);', 'WRITE_ONCE(*y, 2);'], 'exists (y=2)', { params: ['int *y', 'int *x'] });
-    expect(verdict(t)).toBe('Never 0 1');
+    const e = errorOf(t);
+    expect(e.message).toMatch(/^"y" is not a parameter of P1: herd7 takes it for a register holding 0 and refuses this WRITE_ONCE at address 0 \("Non-symbolic memory access found on '\[0\]'"\)/);
+    expect(e.pos?.line).toBe(14);
+    // SRCU's read-side lock is such an access too; a grace period there is not.
+    const srcu = (body: string) => litmus('s', [body, 'int r1;\n\tr1 = READ_ONCE(*x);'], 'exists (1:r1=1)', { params: ['int *x', 'int *x'] });
+    expect(() => check(srcu('int r0;\n\tr0 = srcu_read_lock(s);\n\tWRITE_ONCE(*x, 1);\n\tsrcu_read_unlock(s, r0);'))).toThrow(/"s" is not a parameter of P0: .*srcu_read_lock at address 0/);
+    expect(verdict(srcu('synchronize_srcu(s);\n\tWRITE_ONCE(*x, 1);'))).toBe('Sometimes 1 1');
+    // On a path no execution takes, herd7 answers (it checks the executions it builds): so does litmus.
+    expect(verdict(srcu('int r0;\n\tr0 = READ_ONCE(*x);\n\tif (r0 == 5) WRITE_ONCE(*y, 1);\n\tWRITE_ONCE(*x, 1);'))).toBe('Sometimes 1 1');
+  });
+
+  it('address 0 has no initial write: spin_is_locked() there reads only what a lock or unlock wrote (herd7: Never 0 0 alone, Sometimes 2 2 beside a critical section)', () => {
+    const t = (p0: string) => litmus('il', [p0, 'int r1;\n\tr1 = spin_is_locked(l);\n\tr1 = READ_ONCE(*x);'], 'exists (1:r1=1)', { params: ['int *x', 'int *x'] });
+    expect(verdict(t('WRITE_ONCE(*x, 1);'))).toBe('Never 0 0');
+    expect(verdict(t('spin_lock(l);\n\tspin_unlock(l);\n\tWRITE_ONCE(*x, 1);'))).toBe('Sometimes 2 2');
   });
 
   it('a read through one is refused, where it is', () => {
@@ -259,8 +273,8 @@ describe('issue 18: herd7\'s scoping (a name a process does not declare is its r
     expect(e.pos).toEqual({ line: 9, col: 1 });
   });
 
-  it('NULL is such a register too: 0, and writing through it writes location 0', () => {
-    expect(verdict(one('int *r0;\n\tr0 = NULL;\n\tif (r0 == NULL) WRITE_ONCE(*x, 1);\n\tWRITE_ONCE(*NULL, 3);', 'exists (x=1)'))).toBe('Always 1 0');
+  it('NULL is such a register too: 0, and writing through it is refused as herd7 refuses it', () => {
+    expect(() => check(one('int *r0;\n\tr0 = NULL;\n\tif (r0 == NULL) WRITE_ONCE(*x, 1);\n\tWRITE_ONCE(*NULL, 3);', 'exists (x=1)'))).toThrow(/refuses this WRITE_ONCE at address 0/);
   });
 
   it('litmus\'s arrays and structs may still be named in code without being parameters', () => {
@@ -274,5 +288,39 @@ describe('issue 18: herd7\'s scoping (a name a process does not declare is its r
   it('a register the initial state gives a location is that location, as herd7', () => {
     const t = litmus('i', ['WRITE_ONCE(*y, 1);', 'int r1;\n\tr1 = READ_ONCE(*p);'], 'exists (1:r1=1)', { params: ['int *y', 'int *x'], init: '1:p=y;' });
     expect(verdict(t)).toBe('Sometimes 1 1');
+  });
+});
+
+describe('herd7\'s arithmetic on addresses (found by scripts/fuzz-herd7.ts; each case checked against herd7 7.58)', () => {
+  // P0 holds the addresses of a and x in r0 and r2, computes r1 from them and writes it to y.
+  const on = (expr: string) =>
+    litmus('op', [`int *r0 = a;\n\tint *r2 = x;\n\tint r1;\n\tr1 = ${expr};\n\tWRITE_ONCE(*y, r1);`], 'exists (y=0)', { params: ['int *x, int *y, int *a'] });
+  const stored = (expr: string) => check(on(expr)).states.map((s) => s.bindings.map(([k, v]) => `${k}=${v}`).join(' '));
+
+  it('offsets, comparisons, a difference of addresses (by name: a before x) and or/xor with what leaves them are computed as herd7 computes them', () => {
+    expect(stored('r0 + 2')).toEqual(['[y]=a+2']);
+    expect(stored('r0 - 2')).toEqual(['[y]=a+-2']);
+    expect(stored('r0 | 0')).toEqual(['[y]=a']);
+    expect(stored('r0 - r2')).toEqual(['[y]=-1']);
+    expect(stored('r2 - r0')).toEqual(['[y]=1']);
+    expect(stored('r0 ^ r0')).toEqual(['[y]=0']);
+    expect(stored('r0 == 2')).toEqual(['[y]=0']);
+    expect(stored('r0 != 2')).toEqual(['[y]=1']);
+    expect(stored('r0 == r2')).toEqual(['[y]=0']);
+    expect(stored('r0 < 0')).toEqual(['[y]=0']);
+    expect(stored('0 < r0')).toEqual(['[y]=1']);
+    expect(stored('r0 > 0')).toEqual(['[y]=1']);
+    expect(stored('0 > r0')).toEqual(['[y]=0']);
+  });
+
+  it.each(['r0 * 2', 'r0 / 2', 'r0 / 1', 'r0 & 2', 'r0 ^ 0', 'r0 < 2', 'r0 <= 0', 'r0 + r2', '0 - r0', 'r0 | 5'])('%s is refused at its place, as herd7 refuses it ("Illegal operation")', (expr) => {
+    const e = errorOf(on(expr));
+    expect(e.message).toMatch(/^herd7 refuses ".+" on (an address and a number|two addresses) \("Illegal operation/);
+    expect(e.pos?.line).toBe(12);
+  });
+
+  it('a write at address 0 computed from a read (a pointer minus itself) is refused, as herd7 refuses it', () => {
+    const t = litmus('w0', ['int *r0 = x;\n\tWRITE_ONCE(*p, r0 - r0);', 'int *r1;\n\tr1 = READ_ONCE(*p);\n\tWRITE_ONCE(*r1, 1);'], 'exists (x=1)', { params: ['int *x, int **p', 'int *x, int **p'], init: 'int *p = x;' });
+    expect(errorOf(t).message).toBe(`WRITE_ONCE writes at address 0, computed from what was read: herd7 refuses a write at a number ("Non-symbolic memory access found on '[0]'")`);
   });
 });

@@ -7,8 +7,8 @@
 
 import { effectOf } from '../events/primitives.js';
 import { LimitError } from '../parse/errors.js';
-import { binary32, DIVIDES, unary32 } from '../program/arith.js';
-import { accessedLocation, evalPure, hasLoops, isAddress, pureRegs, type Instr, type Program, type PureExpr, type Thread } from '../program/program.js';
+import { DIVIDES, unary32 } from '../program/arith.js';
+import { accessedLocation, binaryValue, evalPure, hasLoops, IllegalOnAddress, isAddress, isVariableAddress, pureRegs, type Instr, type Program, type PureExpr, type Thread } from '../program/program.js';
 import { Deadline } from '../limits.js';
 
 /**
@@ -88,8 +88,16 @@ function absEval(e: PureExpr, regs: AbsRegs): Set<number> {
       const divides = DIVIDES.has(e.op);
       for (const a of as) for (const b of bs) {
         // A division by zero has no value: the explorer reports it where it happens.
-        if (divides && b === 0) continue;
-        out.add(binary32(e.op, a, b));
+        if (divides && b === 0 && !isVariableAddress(a)) continue;
+        // Nor has an operation herd7 refuses on an address.
+        let v: number;
+        try {
+          v = binaryValue(e.op, a, b);
+        } catch (x) {
+          if (x instanceof IllegalOnAddress) continue;
+          throw x;
+        }
+        out.add(v);
         if (out.size > DOMAIN_CAP) return out;
       }
       return out;

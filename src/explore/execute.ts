@@ -38,6 +38,16 @@ export function execPrim(s: ExploreState, t: number, ts: ThreadState, ins: PrimI
       // herd7 makes a location of any number written to; litmus only of 0 (an undeclared name): refused rather than dropped.
       fail(`${ins.name} acts on address ${address}, which is no location (litmus takes only 0, an undeclared name, for one)`, ins.pos);
     }
+    // A write at a number a read computed: herd7 refuses the test once an execution it builds has one (unless the
+    // number came from a guess still to be matched, which may be no execution at all).
+    if (!isSymbolic(address) && e.object === 'memory' && !e.reads && s.pending.length === 0) {
+      fail(`${ins.name} writes at address ${address}, computed from what was read: herd7 refuses a write at a number ("Non-symbolic memory access found on '[${address}]'")`, ins.pos);
+    }
+    prune(s);
+    return;
+  }
+  if (loc === s.prog.zeroLocation && (e.object === 'memory' || (e.object === 'srcu' && e.shape !== 'fence'))) {
+    if (s.pending.length === 0 || depsOf(ins.addr, ts) === 0n) refuseZeroAccess(s, t, ins);
     prune(s);
     return;
   }
@@ -73,6 +83,22 @@ export function execPrim(s: ExploreState, t: number, ts: ThreadState, ins: PrimI
       lockRead(s, t, ts, loc, addrDeps, ins, 'RU', returned(s, t, ts, ins, 0));
       return;
   }
+}
+
+/**
+ * herd7 refuses an execution with a memory access (a write, or SRCU's read-side
+ * lock and unlock) at address 0, what a name the process does not declare holds:
+ * "Non-symbolic memory access found on '[0]'". Locks and grace periods there are
+ * answered. Refused when a path reaches it, as herd7 checks the executions it builds.
+ */
+function refuseZeroAccess(s: ExploreState, t: number, ins: PrimInstr): never {
+  const name = ins.addr.k === 'reg' ? s.prog.threads[t].regs[ins.addr.r] : undefined;
+  const who = name !== undefined ? `"${name}" is not a parameter of P${t}: herd7 takes it for a register holding 0 and ` : 'herd7 ';
+  fail(
+    `${who}refuses this ${ins.name} at address 0 ("Non-symbolic memory access found on '[0]'")` +
+      (name !== undefined ? ` (a process reaches a shared variable only through its parameters: add "int *${name}" to P${t}'s)` : ''),
+    ins.pos,
+  );
 }
 
 /** Goes on after lock read r, the instruction returning `value` (dependent on r). */

@@ -120,7 +120,9 @@ export function lockRead(s: ExploreState, t: number, ts: ThreadState, loc: numbe
     r.rf = -1;
   } else if (kind === 'RU') {
     const lastOwnUL = lastOwnUnlock(s, t, loc, r.id);
-    chooseSource(s, t, r, (w) => lockReadMayTake('RU', w, t, lastOwnUL), k, 'UL');
+    // Address 0 (a name the process does not declare) has no initial write in herd7: nothing to read there.
+    const noInit = loc === s.prog.zeroLocation;
+    chooseSource(s, t, r, (w) => !(noInit && w.thread === -1) && lockReadMayTake('RU', w, t, lastOwnUL), k, 'UL');
   } else {
     chooseSource(s, t, r, (w) => lockReadMayTake(kind, w, t, -1), k, 'LKW');
   }

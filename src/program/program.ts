@@ -5,7 +5,7 @@
 
 import { isStmt, walkStmt, type CondExpr, type CondTerm, type Expr, type InitValue, type LitmusTest, type Pos, type Process, type Stmt, type StructDef } from '../parse/ast.js';
 import { inlineFunctions } from './inline.js';
-import { fieldOf, leaves, pointee, SCALAR, sharedVariables, sizeOf, typeName, type CType } from './types.js';
+import { fieldOf, leaves, MAX_LEAVES, pointee, SCALAR, sharedVariables, sizeOf, typeName, type CType } from './types.js';
 import { fail, LitmusError, UnknownPrimitiveError } from '../parse/errors.js';
 import { limit, LIMITS } from '../limits.js';
 import { printExpr } from '../parse/printer.js';
@@ -177,8 +177,11 @@ export interface Program {
   /**
    * The location at address 0 ("0"), or -1. A name a process neither takes
    * as a parameter nor declares is, to herd7, one of its registers, holding
-   * 0 unless the initial state gives it a value; herd7 refuses a read
-   * through it (not a symbolic address) but writes and locks location 0.
+   * 0 unless the initial state gives it a value; herd7 refuses a memory
+   * access through it (a read here, when the thread is built; a write or an
+   * SRCU lock when a path reaches it, src/explore/execute.ts) but locks
+   * location 0, which has no initial write (a lock read there reads only a
+   * lock or unlock).
    */
   zeroLocation: number;
   /** Locations whose type says they are locks, for messages. */
@@ -221,6 +224,11 @@ export function buildProgram(written: LitmusTest, opts: BuildOptions = {}): Prog
   const addresses: number[] = [];
   const locationAt = new Map<number, number>();
   const vars = new Map<string, SharedVar>();
+  // Addresses are in the order of the variables' names, as herd7 orders its symbolic addresses
+  // (`x - y` is -1, 0 or 1: see onAddresses); a name met later comes after them.
+  const shared = sharedVariables(test);
+  const rank = new Map([...shared.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)).map((n, i) => [n, i]));
+  let later = rank.size;
   /** A shared variable: a block of addresses, one location per leaf (an element, a field), named as the test writes it. */
   const declare = (name: string, type: CType): SharedVar => {
     const known = vars.get(name);
@@ -228,7 +236,7 @@ export function buildProgram(written: LitmusTest, opts: BuildOptions = {}): Prog
     if (locations.length + sizeOf(type) > LIMITS.locations) {
       throw limit(`more than ${LIMITS.locations} shared locations (each is an event of every execution)`, declaredAt(test, name));
     }
-    const v: SharedVar = { base: LOC_BASE + VAR_STRIDE * vars.size, type };
+    const v: SharedVar = { base: LOC_BASE + VAR_STRIDE * (rank.get(name) ?? later++), type };
     vars.set(name, v);
     for (const leaf of leaves(type)) {
       const id = locations.length;
@@ -249,7 +257,7 @@ export function buildProgram(written: LitmusTest, opts: BuildOptions = {}): Prog
     return l;
   };
   // Shared locations: the init block, then process parameters.
-  for (const [name, type] of sharedVariables(test)) declare(name, type);
+  for (const [name, type] of shared) declare(name, type);
   for (const it of test.init) for (const v of [it.value, ...(it.values ?? [])]) if (v?.kind === 'loc') addr(v.name);
 
   const initValues: number[] = [];
@@ -690,7 +698,7 @@ class ThreadBuilder {
       case 'binary': {
         const a = this.expr(e.left);
         const b = this.expr(e.right);
-        return DIVIDES.has(e.op) ? { k: 'bin', op: e.op, a, b, pos: e.pos } : { k: 'bin', op: e.op, a, b };
+        return { k: 'bin', op: e.op, a, b, pos: e.pos };
       }
       case 'cast':
         return this.expr(e.arg);
@@ -920,12 +928,92 @@ export function evalPure(e: PureExpr, regs: ArrayLike<number>): number {
     case 'bin': {
       const a = evalPure(e.a, regs);
       const b = evalPure(e.b, regs);
-      if (b === 0 && DIVIDES.has(e.op)) {
+      if (b === 0 && DIVIDES.has(e.op) && !isVariableAddress(a)) {
         fail(`division by zero: the right side of "${e.op}" is 0 here (herd7 stops on it)`, e.pos ?? { line: 0, col: 0 });
       }
-      return binary32(e.op, a, b);
+      try {
+        return binaryValue(e.op, a, b);
+      } catch (x) {
+        if (x instanceof IllegalOnAddress) fail(x.message, e.pos ?? { line: 0, col: 0 });
+        throw x;
+      }
     }
   }
+}
+
+/**
+ * Whether v is the address of a variable or one of its elements and fields
+ * (at most MAX_LEAVES from its block's start): the values herd7 keeps
+ * symbolic. Narrower than isAddress, so that a number a test computes near
+ * LOC_BASE (INT_MAX / 2 is LOC_BASE - 1) is taken for a number.
+ */
+export function isVariableAddress(v: number): boolean {
+  return v >= LOC_BASE && v < LOC_BASE + ADDRESS_SPAN && (v - LOC_BASE) % VAR_STRIDE < MAX_LEAVES;
+}
+
+/** An operation herd7 refuses on an address ("Illegal operation"), or that makes it stop. */
+export class IllegalOnAddress extends Error {}
+
+/**
+ * op on a and b where one is an address, as herd7 computes on its symbolic
+ * addresses: an offset (`x + 1`, `x - 1`) is an address; adding or or-ing 0
+ * changes nothing; two addresses subtract to -1, 0 or 1 (their order, by
+ * name) and xor to 0 when equal; an address equals no number; it is greater
+ * than 0 and not less. Anything else throws IllegalOnAddress, as does an
+ * offset too far for litmus's addresses. Undefined when neither is an address.
+ */
+export function onAddresses(op: string, a: number, b: number): number | undefined {
+  const A = isVariableAddress(a);
+  const B = isVariableAddress(b);
+  if (!A && !B) return undefined;
+  const illegal = (): never => {
+    throw new IllegalOnAddress(`herd7 refuses "${op}" on ${A && B ? 'two addresses' : 'an address and a number'} ("Illegal operation ${op}"; it computes only offsets, comparisons and a difference of addresses)`);
+  };
+  // An offset stays within its variable's block of addresses, or it would be taken for another address or a number.
+  const offset = (addr: number, k: number): number => {
+    const base = LOC_BASE + Math.round((addr - LOC_BASE) / VAR_STRIDE) * VAR_STRIDE;
+    if (Math.abs(addr + k - base) >= VAR_STRIDE / 2) {
+      throw new IllegalOnAddress(`an offset of ${addr + k - base} from an address: litmus keeps offsets within ${VAR_STRIDE / 2 - 1} either way (herd7 answers with the symbol and its offset); refused rather than answered wrong`);
+    }
+    return addr + k;
+  };
+  switch (op) {
+    case '+':
+      if (a === 0) return b;
+      if (b === 0) return a;
+      return A && B ? illegal() : A ? offset(a, b) : offset(b, a);
+    case '-':
+      if (A && B) return a === b ? 0 : a < b ? -1 : 1;
+      return A ? offset(a, -b) : illegal();
+    case '|':
+      if (a === 0) return b;
+      if (b === 0) return a;
+      return illegal();
+    case '^':
+      return a === b ? 0 : illegal();
+    case '==':
+      return A && B ? (a === b ? 1 : 0) : 0;
+    case '!=':
+      return A && B ? (a !== b ? 1 : 0) : 1;
+    case '<':
+      if (A && !B && b === 0) return 0;
+      if (B && !A && a === 0) return 1;
+      return illegal();
+    case '>':
+      if (B && !A && a === 0) return 0;
+      if (A && !B && b === 0) return 1;
+      return illegal();
+    case '&&':
+    case '||':
+      return undefined;
+    default:
+      return illegal();
+  }
+}
+
+/** op on a and b as herd7 computes it: on addresses as onAddresses says, else in 32 bits (binary32). */
+export function binaryValue(op: string, a: number, b: number): number {
+  return onAddresses(op, a, b) ?? binary32(op, a, b);
 }
 
 /** The registers an expression reads. */
