@@ -6,13 +6,15 @@
 // Past a bound a check stops with a LimitError (exit 2, `file: limit: ...`),
 // never runs out of memory or stack. README's "Limits" says the same.
 
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import type { Pos } from './parse/ast.js';
 import { LimitError } from './parse/errors.js';
 
 export const LIMITS = {
   /** Largest input file read, in bytes (herd7's tests are a few kilobytes; the largest of the corpora 21 KB). */
   fileBytes: 1 << 20,
+  /** Largest saved history read (`litmus history`: a history file, a .litmus.out): every test's herd7 output. */
+  historyBytes: 1 << 28,
   /**
    * Shared locations of a test. Each is an initial write in every candidate
    * execution, and a candidate's relations are bit matrices over its events:
@@ -70,30 +72,51 @@ export class Deadline {
   }
 }
 
+/** How readInputFile reads (the defaults are check's). */
+export interface ReadHow {
+  /** The most bytes read (LIMITS.fileBytes: a test). */
+  maxBytes?: number;
+  /** Refuse a symbolic link in the last step of the path (serve, which has resolved the path itself). */
+  noFollow?: boolean;
+  /** Refuse a file with more than one name (serve: a hard link's other names may be anywhere). */
+  singleName?: boolean;
+}
+
 /**
  * Reads an input file as text, refusing before reading what is not a
  * regular file (a FIFO would block, /dev/zero never ends) or is larger than
- * LIMITS.fileBytes. The size is checked again on what is read, so a file
- * that grows meanwhile is refused too. Throws an Error whose message says why.
+ * the bound (LIMITS.fileBytes unless `how` says). The file is opened without
+ * blocking and checked again as opened, so a FIFO swapped in since does not
+ * hang; a file that grows meanwhile past the bound is refused too. Throws an
+ * Error (a LimitError for the size) whose message says why. check, audit,
+ * export, herd7, history and serve read through it.
  */
-export function readInputFile(file: string): string {
-  return readInputBytes(file).toString('utf8');
+export function readInputFile(file: string, how: ReadHow = {}): string {
+  return readInputBytes(file, how).toString('utf8');
 }
 
 /** readInputFile's bytes (herd7's Hash= is computed from them). */
-export function readInputBytes(file: string): Buffer {
+export function readInputBytes(file: string, how: ReadHow = {}): Buffer {
+  const max = how.maxBytes ?? LIMITS.fileBytes;
   const st = statSync(file);
   if (st.isDirectory()) throw new Error('is a folder, not a file');
   if (!st.isFile()) throw new Error('not a regular file (a device, a FIFO or a socket): not read');
-  if (st.size > LIMITS.fileBytes) throw limit(`${st.size} bytes, more than the ${LIMITS.fileBytes} bytes this checker reads`);
-  // Opened without blocking on a FIFO swapped in since the stat: fstat sees what was opened.
-  const fd = openSync(file, 'r');
+  if (st.size > max) throw limit(`${st.size} bytes, more than the ${max} bytes this checker reads`);
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | (how.noFollow ? constants.O_NOFOLLOW : 0));
   try {
-    if (!fstatSync(fd).isFile()) throw new Error('not a regular file: not read');
-    const buf = Buffer.alloc(LIMITS.fileBytes + 1);
+    const opened = fstatSync(fd);
+    if (!opened.isFile()) throw new Error('not a regular file: not read');
+    if (how.singleName && opened.nlink !== 1) throw new Error('a hard link (the file has other names): not read');
+    // Up to one byte more than the bound, to see a file that grew past it; the buffer grows with a file that grows.
+    let buf = Buffer.alloc(Math.min(max, Math.max(opened.size, st.size)) + 1);
     let n = 0;
-    for (let got = 1; got > 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, null);
-    if (n > LIMITS.fileBytes) throw limit(`more than the ${LIMITS.fileBytes} bytes this checker reads`);
+    for (;;) {
+      const got = readSync(fd, buf, n, buf.length - n, null);
+      n += got;
+      if (got === 0 || n > max) break;
+      if (n === buf.length) buf = Buffer.concat([buf, Buffer.alloc(Math.min(buf.length, max + 1 - buf.length))]);
+    }
+    if (n > max) throw limit(`more than the ${max} bytes this checker reads`);
     return buf.subarray(0, n);
   } finally {
     closeSync(fd);

@@ -197,6 +197,51 @@ describe('files that are not tests', () => {
     else console.warn('no mkfifo here: the FIFO case is not checked');
   });
 
+  it('litmus history reads tests and saved histories as check does: a FIFO or /dev/zero is reported, never waited on or read without end', async () => {
+    const d = join(dir, 'hist');
+    mkdirSync(d);
+    writeFileSync(join(d, 'ok.litmus'), MP);
+    let fifo = true;
+    try {
+      execFileSync('mkfifo', [join(d, 'fifo.litmus')]);
+      execFileSync('mkfifo', [join(dir, 'fifo.hist')]);
+    } catch {
+      fifo = false;
+    }
+    if (existsSync('/dev/zero')) symlinkSync('/dev/zero', join(d, 'zero.litmus'));
+    // --procs reads each test before checking it (the scripts' filter): a FIFO there used to hang the run.
+    const r = await litmus('history', 'record', '--procs', '2', '--out', 'h.hist', 'hist');
+    expect(r.stdout).toContain('recorded');
+    const saved = readFileSync(join(dir, 'h.hist'), 'utf8');
+    expect(saved).toContain('Observation MP Sometimes 1 3');
+    if (fifo) expect(saved).toMatch(/fifo\.litmus[^]*not a regular file/);
+    if (existsSync('/dev/zero')) expect(saved).toMatch(/zero\.litmus[^]*not a regular file/);
+    if (fifo) {
+      const c = await litmus('history', 'compare', 'fifo.hist', 'hist');
+      expect(c.status).toBe(2);
+      expect(c.stderr).toContain('fifo.hist: not a regular file (a device, a FIFO or a socket): not read');
+    } else console.warn('no mkfifo here: the FIFO cases are not checked');
+  });
+
+  it('litmus serve reads a test through the same reader: a FIFO, a link to /dev/zero and a file past the bound are not read', async () => {
+    const { readTest } = await import('../src/serve/paths.js');
+    const d = mkdtempSync(join(tmpdir(), 'litmus-serve-read-'));
+    writeFileSync(join(d, 'ok.litmus'), MP);
+    writeFileSync(join(d, 'huge.litmus'), ' '.repeat(LIMITS.fileBytes + 1));
+    if (existsSync('/dev/zero')) symlinkSync('/dev/zero', join(d, 'zero.litmus'));
+    let fifo = true;
+    try {
+      execFileSync('mkfifo', [join(d, 'fifo.litmus')]);
+    } catch {
+      fifo = false;
+    }
+    expect(readTest(d, 'ok.litmus')).toEqual({ text: MP });
+    expect(readTest(d, 'huge.litmus')).toEqual({ tooBig: true });
+    expect(readTest(d, 'zero.litmus')).toBeUndefined();
+    if (fifo) expect(readTest(d, 'fifo.litmus')).toBeUndefined();
+    rmSync(d, { recursive: true, force: true });
+  });
+
   it('readInputFile reads a file at the bound and refuses a folder', () => {
     const f = join(dir, 'edge.litmus');
     writeFileSync(f, 'x'.repeat(LIMITS.fileBytes));
@@ -227,6 +272,16 @@ describe('numbers on the command line', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(new RegExp(`${flag} takes a whole number( of milliseconds)? from \\d+ to \\d+, not "${value.replace(/[.+]/g, '\\$&')}"`));
     expect(r.stdout).toBe('');
+  });
+
+  it.each([
+    ['audit', '--timeout', '0'], ['audit', '--max-executions', '0'], ['audit', '--timeout', '2147483648'],
+    ['serve', '--timeout', '0'], ['serve', '--max-executions', '0'], ['serve', '--unroll', '-1'],
+  ])('%s %s %s: the same rule as check (one list of limit options), a usage error stating the range', async (command, flag, value) => {
+    writeFileSync(join(dir, 'mp.litmus'), MP);
+    const r = await litmus(command, flag, value, ...(command === 'serve' ? ['--port', '0', '.'] : ['mp.litmus']));
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`${flag} takes a whole number( of milliseconds)? from \\d+ to \\d+, not "${value}"`));
   });
 
   it('herd7\'s -timeout (seconds) and -unroll: what is not a sensible finite number is refused', () => {

@@ -568,12 +568,12 @@ describe('litmus serve: work that is abandoned, too much, or never ends', () => 
     await list;
   });
 
-  it('refuses a --timeout beyond what a timer can wait (2^31-1 ms), with a message', async () => {
-    const p = spawn(process.execPath, [CLI, 'serve', tmp, '--port', '0', '--timeout', '3000000000'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  it.each(['3000000000', '0'])('refuses --timeout %s as check does (one rule: 1 to 2^31-1 ms, what a timer can wait; no "no limit"), with a message', async (value) => {
+    const p = spawn(process.execPath, [CLI, 'serve', tmp, '--port', '0', '--timeout', value], { stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     p.stderr!.on('data', (c: Buffer) => (err += c.toString()));
     expect(await exited(p)).toBe(2);
-    expect(err).toBe('litmus serve: --timeout takes at most 2147483647 ms (about 24 days), not 3000000000; 0 is no limit\n');
+    expect(err).toContain(`--timeout takes a whole number of milliseconds from 1 to 2147483647, not "${value}"`);
   });
 });
 

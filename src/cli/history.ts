@@ -21,6 +21,7 @@ import type { Model } from '../model/model.js';
 import { asLimit, LitmusError } from '../parse/errors.js';
 import { executionSteps, executionUnder } from '../report/trace.js';
 import { resolveInputs } from './inputs.js';
+import { LIMITS, readInputFile } from '../limits.js';
 import { runWorkers } from './pool.js';
 import { primitivesFor, runModel } from './run-one.js';
 
@@ -195,7 +196,11 @@ function selectTests(inputs: string[], procs: number | undefined): Test[] {
       const other = byKey.get(key);
       if (other !== undefined && other !== file) throw new UsageError(`${file} and ${other} have the same name in a history (${key}): record them into separate histories`);
       byKey.set(key, file);
-      if (procs !== undefined && !passesProcs(readFileSync(file, 'utf8'), procs)) continue;
+      // A file that cannot be read is kept: its check reports why.
+      if (procs !== undefined) {
+        const text = readableText(file);
+        if (text !== undefined && !passesProcs(text, procs)) continue;
+      }
       tests.push({ file, key });
     }
   }
@@ -207,7 +212,13 @@ function readHistory(hist: string): { entryOf: (t: Test) => string | undefined; 
   const st = statSync(hist, { throwIfNoEntry: false });
   if (!st) throw new UsageError(`${hist}: no such history file or folder`);
   if (st.isDirectory()) return { entryOf: (t) => readLitmusOut(hist, t.file), keys: [] };
-  const h = parseHistory(readFileSync(hist, 'utf8'), hist);
+  let text: string;
+  try {
+    text = readInputFile(hist, { maxBytes: LIMITS.historyBytes });
+  } catch (e) {
+    throw new UsageError(`${hist}: ${(e as Error).message}`);
+  }
+  const h = parseHistory(text, hist);
   return { entryOf: (t) => h.entries.get(t.key)?.out, keys: [...h.entries.keys()] };
 }
 
@@ -330,8 +341,10 @@ function witnessOf(r: CheckResult, state: string): Execution | undefined {
 function witnessed(file: string, model: Model, spec: string, opts: RecordOptions): CheckResult | string {
   const macros = primitivesFor({ model: spec }, model);
   if (macros.error) return macros.error.format();
+  const text = readableText(file);
+  if (text === undefined) return `${file}: cannot be read (not a regular file, or too large)`;
   try {
-    return checkSource(readFileSync(file, 'utf8'), { model, unroll: opts.unroll, timeoutMs: opts.timeoutMs, maxExecutions: Infinity, keepWitnesses: 'all', primitives: macros.primitives });
+    return checkSource(text, { model, unroll: opts.unroll, timeoutMs: opts.timeoutMs, maxExecutions: Infinity, keepWitnesses: 'all', primitives: macros.primitives });
   } catch (e) {
     if (e instanceof LitmusError) return e.format(file);
     const limit = asLimit(e);
@@ -350,4 +363,13 @@ function executionReport(r: CheckResult, model: Model, w: Execution, other: Mode
     if (!verdict.allowed) lines.push(...verdict.lines);
   }
   return lines;
+}
+
+/** A test's text read as check reads it (src/limits.ts), or undefined when it cannot be (its check then says why). */
+function readableText(file: string): string | undefined {
+  try {
+    return readInputFile(file);
+  } catch {
+    return undefined;
+  }
 }

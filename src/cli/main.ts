@@ -21,6 +21,17 @@ function intArg(name: string, rule: NumberRule) {
 const JOBS = { min: 1, max: 1024 };
 const PORT = { min: 0, max: 65535 };
 
+/**
+ * The limits of a check, one list for every command that checks (check, audit, serve): the same
+ * names, defaults and rules (src/limits.ts OPTION_RULES; README's Limits). 0 is no "no limit" for any.
+ */
+function addLimitOptions(c: Command): Command {
+  return c
+    .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll', OPTION_RULES.unroll), 2)
+    .option('--max-executions <n>', 'stop a check after this many candidate executions', intArg('--max-executions', OPTION_RULES.maxExecutions), 1_000_000)
+    .option('--timeout <ms>', 'stop a check after this many milliseconds', intArg('--timeout', OPTION_RULES.timeoutMs), 60_000);
+}
+
 program
   .name('litmus')
   .description('Check Linux-kernel C litmus tests against the LKMM, with herd7-compatible output.')
@@ -30,17 +41,14 @@ program
   })
   .configureOutput({ outputError: (s, write) => write(s) });
 
-addModelOptions(program
+addLimitOptions(addModelOptions(program
   .command('check')
   .description('check litmus files, folders, or names in the bundled litmus/ folder')
   .argument('<inputs...>', 'files, folders or bundled test names'))
   .option('--json', 'print results as JSON')
   .option('--trace', 'show a witnessing execution for each outcome the condition describes')
   .option('--dot <dir>', 'write a Graphviz picture per test into <dir>: a witness of the condition, or the forbidden candidate with its cycle')
-  .option('--svg <dir>', 'write the same picture as SVG (no Graphviz needed) into <dir>')
-  .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll', OPTION_RULES.unroll), 2)
-  .option('--max-executions <n>', 'stop a test after this many candidate executions', intArg('--max-executions', OPTION_RULES.maxExecutions), 1_000_000)
-  .option('--timeout <ms>', 'stop a test after this many milliseconds', intArg('--timeout', OPTION_RULES.timeoutMs), 60_000)
+  .option('--svg <dir>', 'write the same picture as SVG (no Graphviz needed) into <dir>'))
   .option('-j, --jobs <n>', 'worker threads for many files (default: this thread, then all cores once a run takes over 1 s)', intArg('--jobs', JOBS))
   .option('--shard <k/n>', 'check only a deterministic 1/n share of the inputs (k-th)')
   .option('-q, --quiet', 'only the one-line summaries (for a suite: its verdict and grid)')
@@ -66,17 +74,13 @@ program
     process.exitCode = await runExport(inputs, o.out, o.macros);
   });
 
-addModelOptions(program
+addLimitOptions(addModelOptions(program
   .command('serve')
   .description('a local page: the tests of a folder (or a suite\'s grid), each with its pictures and traces, and an editor to re-check')
   .argument('[target]', 'a folder, a test file or a bundled suite name', '.')
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--allow-host <name>', 'also answer requests addressed to this host name or address (repeatable; the loopback names and the address listened on always are)', (v: string, all: string[] = []) => [...all, v])
-  .option('--port <n>', 'port (0: any free one)', intArg('--port', PORT), 7411))
-  .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll', OPTION_RULES.unroll), 2)
-  .option('--max-executions <n>', 'stop a check after this many candidate executions', intArg('--max-executions', OPTION_RULES.maxExecutions), 1_000_000)
-  // serve's own rule (src/serve/command.ts): at most a timer's delay, 0 is no limit.
-  .option('--timeout <ms>', 'stop a check after this many milliseconds (0: no limit)', intArg('--timeout', { min: 0, max: Number.MAX_SAFE_INTEGER }), 60_000)
+  .option('--port <n>', 'port (0: any free one)', intArg('--port', PORT), 7411)))
   .action(async (target: string, o) => {
     const { applyModelFlags } = await import('./model-options.js');
     if (!applyModelFlags(o)) return void (process.exitCode = 2);
@@ -84,15 +88,12 @@ addModelOptions(program
     process.exitCode = await runServe(target, o);
   });
 
-addModelOptions(program
+addLimitOptions(addModelOptions(program
   .command('audit')
   .description('weaken each ordering device of a test whose condition is Never, one at a time, and say which are load-bearing')
   .argument('<inputs...>', 'files, folders (a suite: the tests of one version) or bundled test names'))
   .option('--suite-version <v>', "in a suite folder, the version to audit (default: suite.json's underReview)")
-  .option('--json', 'print results as JSON')
-  .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll', OPTION_RULES.unroll), 2)
-  .option('--max-executions <n>', 'stop a check after this many candidate executions', intArg('--max-executions', OPTION_RULES.maxExecutions), 1_000_000)
-  .option('--timeout <ms>', 'stop a check after this many milliseconds', intArg('--timeout', OPTION_RULES.timeoutMs), 60_000)
+  .option('--json', 'print results as JSON'))
   .action(async (inputs: string[], o) => {
     const { applyModelFlags } = await import('./model-options.js');
     if (!applyModelFlags(o)) return void (process.exitCode = 2);

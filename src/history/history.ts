@@ -10,7 +10,8 @@
 //   (DESTDIR/PATH.out for the test PATH, PATH as named from the folder the
 //   scripts run in; beside each test when DESTDIR is `.`).
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { LIMITS, readInputFile } from '../limits.js';
 import { dirname, join, relative, resolve } from 'node:path';
 
 /** A test's saved output: what its .litmus.out holds (herd7's stdout and stderr). */
@@ -95,9 +96,15 @@ export function litmusOutPath(destdir: string, file: string, suffix = '.out'): s
   return join(destdir, relative(process.cwd(), resolve(file))) + suffix;
 }
 
+/** A test's saved output, undefined when there is none; one that cannot be read (a FIFO, a device, too large) is a HistoryError naming it. */
 export function readLitmusOut(destdir: string, file: string): string | undefined {
   const p = litmusOutPath(destdir, file);
-  return existsSync(p) ? readFileSync(p, 'utf8') : undefined;
+  if (!existsSync(p)) return undefined;
+  try {
+    return readInputFile(p, { maxBytes: LIMITS.historyBytes });
+  } catch (e) {
+    throw new HistoryError(`${p}: ${(e as Error).message}`);
+  }
 }
 
 export function writeLitmusOut(destdir: string, file: string, out: string, suffix = '.out'): void {

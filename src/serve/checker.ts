@@ -186,11 +186,11 @@ export class Checker {
       if (!job) return;
       const id = this.nextId++;
       const { timeoutMs } = this.opts.limits;
-      // --timeout 0 is no limit: then nothing ends the thread but the client going away.
-      const hard = timeoutMs > 0 ? Math.min(timeoutMs + (this.opts.graceMs ?? 10_000), MAX_TIMER_MS) : undefined;
+      // --timeout follows check's rule (src/limits.ts: 1 ms to a timer's longest delay); the thread gets a grace to explain.
+      const hard = Math.min(timeoutMs + (this.opts.graceMs ?? 10_000), MAX_TIMER_MS);
       const what = job.task.kind === 'check' ? '' : 'reading the suite ';
       job.id = id;
-      job.timer = hard === undefined ? undefined : setTimeout(() => {
+      job.timer = setTimeout(() => {
         void this.restart(slot, `${job.label}: ${what}stopped after ${hard} ms (--timeout ${timeoutMs}${job.task.kind === 'check' ? ' and the time to explain' : ''})`);
       }, hard);
       slot.job = job;

@@ -9,11 +9,13 @@
 // to a hard-linked file, only to a `.litmus` name in a folder under root.
 // Nothing here puts an absolute path in a message.
 
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, ftruncateSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, realpathSync, statSync, ftruncateSync, writeSync } from 'node:fs';
+import { LIMITS, readInputFile } from '../limits.js';
+import { LimitError } from '../parse/errors.js';
 import { basename, dirname, join, relative, sep } from 'node:path';
 
-/** The largest test or suite entry read (a test larger than this is not one a page can edit). */
-export const MAX_READ_BYTES = 4 * 1024 * 1024;
+/** The largest test read: what check reads (a test larger than this is not one a page can edit). */
+export const MAX_READ_BYTES = LIMITS.fileBytes;
 
 /** The longest file name a save accepts, per segment and in all (bytes): beyond, file systems refuse it. */
 const MAX_SEGMENT_BYTES = 255;
@@ -62,31 +64,20 @@ export function readablePath(root: string, rel: string, want: Readable): string 
   return real;
 }
 
-/** A test's text (see readablePath), or undefined; `tooBig` when it is over MAX_READ_BYTES. */
+/**
+ * A test's text (see readablePath), or undefined; `tooBig` when it is over
+ * the bound `check` reads (LIMITS.fileBytes). Read by check's own reader
+ * (readInputFile: no FIFO, device or socket, without blocking), here also
+ * refusing a symlink put in the resolved path's place since and a file with
+ * more than one name.
+ */
 export function readTest(root: string, rel: string): { text: string } | { tooBig: true } | undefined {
   const real = readablePath(root, rel, 'test');
   if (!real) return undefined;
-  let fd: number;
   try {
-    // O_NOFOLLOW: not a symlink put in its place since; O_NONBLOCK: a FIFO put there does not hang the open.
-    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.nlink !== 1) return undefined;
-    if (st.size > MAX_READ_BYTES) return { tooBig: true };
-    const buf = Buffer.alloc(st.size);
-    let got = 0;
-    while (got < buf.length) {
-      const n = readSync(fd, buf, got, buf.length - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return { text: buf.subarray(0, got).toString('utf8') };
-  } finally {
-    closeSync(fd);
+    return { text: readInputFile(real, { noFollow: true, singleName: true }) };
+  } catch (e) {
+    return e instanceof LimitError ? { tooBig: true } : undefined;
   }
 }
 
