@@ -267,6 +267,24 @@ describe('issue 18: herd7\'s scoping (a name a process does not declare is its r
     expect(() => check(t.replace('r1 = READ_ONCE(*y);', 'r1 = xchg(y, 2);'))).toThrow(/"y" is not a parameter of P1/);
   });
 
+  it('a read through one, where a write of the test may be at 0 (its address computed), waits for it: herd7 has no execution then, or refuses the write at 0 (checked against herd7 7.58)', () => {
+    // P1 writes through a pointer it read: *z when x holds z (herd7: Never 0 0), at 0 when x holds 0 (herd7: refused).
+    const ptr = (init: string, extra = '') =>
+      litmus('p', ['int r0;\n\tr0 = READ_ONCE(*y);', 'int *r1;\n\tr1 = READ_ONCE(*x);\n\tWRITE_ONCE(*r1, 1);', ...(extra ? [extra] : [])], 'exists (0:r0=1)', {
+        params: ['int *x', 'int **x, int *z', ...(extra ? ['int **x, int *z'] : [])],
+        init,
+      });
+    expect(verdict(ptr('int *x = z;'))).toBe('Never 0 0');
+    expect(errorOf(ptr('int *x = 0;')).message).toMatch(/^WRITE_ONCE writes at address 0, computed from what was read/);
+    expect(errorOf(ptr('', 'WRITE_ONCE(*x, z);')).message).toMatch(/^WRITE_ONCE writes at address 0, computed from what was read/);
+    // The reading thread's own later write through a pointer it read counts too (herd7: Never 0 0).
+    const own = litmus('o', ['WRITE_ONCE(*x, 2);', 'int *r2;\n\tr2 = READ_ONCE(*x1);\n\tWRITE_ONCE(*r2, 3);'], 'exists (x=2)', { params: ['int *x', 'int *v'] });
+    expect(verdict(own)).toBe('Never 0 0');
+    // With no such write on the path taken, herd7 refuses the test ("Non symbolic location with no initial write").
+    const dead = litmus('d', ['int r0;\n\tr0 = READ_ONCE(*y);', 'int r1;\n\tr1 = READ_ONCE(*x);\n\tif (r1 == 7) WRITE_ONCE(*y, 1);'], 'exists (0:r0=1)', { params: ['int *x', 'int *x'] });
+    expect(errorOf(dead).message).toMatch(/^"y" is not a parameter of P0: herd7 takes it for a register holding 0 and refuses to read at address 0/);
+  });
+
   it('a write at another number than 0, with no read deciding it, is refused rather than dropped', () => {
     const e = errorOf(one('WRITE_ONCE(*(l + 4), 1);\n\tWRITE_ONCE(*x, 1);', 'exists (x=1)'));
     expect(e.message).toBe('WRITE_ONCE acts on address 4, which is no location (litmus takes only 0, an undeclared name, for one)');

@@ -27,7 +27,8 @@ export function execPrim(s: ExploreState, t: number, ts: ThreadState, ins: PrimI
   }
   const address = evalPure(ins.addr, ts.regs);
   const readsMemory = e.object === 'memory' && e.reads;
-  const loc = readsMemory && !isAddress(address) ? -1 : accessedLocation(s.prog, address);
+  // A read at 0 is one through a name the process does not declare (refused when built, unless a write may come there: see program.ts).
+  const loc = readsMemory && !isAddress(address) && !(address === 0 && depsOf(ins.addr, ts) === 0n) ? -1 : accessedLocation(s.prog, address);
   if (loc < 0) {
     // An offset from a variable (`y + 1`): herd7's location of its own, named before exploring again.
     if (isAddress(address)) throw new UnnamedAddress(address, ins.pos);
@@ -46,8 +47,13 @@ export function execPrim(s: ExploreState, t: number, ts: ThreadState, ins: PrimI
     prune(s);
     return;
   }
-  if (loc === s.prog.zeroLocation && (e.object === 'memory' || (e.object === 'srcu' && e.shape !== 'fence'))) {
-    if (s.pending.length === 0 || depsOf(ins.addr, ts) === 0n) refuseZeroAccess(s, t, ins);
+  // A read there waits for a write to it (reads.ts): any write there is refused, so such an execution never completes.
+  if (loc === s.prog.zeroLocation && !readsMemory && (e.object === 'memory' || (e.object === 'srcu' && e.shape !== 'fence'))) {
+    const computed = depsOf(ins.addr, ts) !== 0n;
+    if (!computed) refuseZeroAccess(s, t, ins);
+    if (s.pending.length === 0) {
+      fail(`${ins.name} writes at address 0, computed from what was read: herd7 refuses a write at a number ("Non-symbolic memory access found on '[0]'")`, ins.pos);
+    }
     prune(s);
     return;
   }

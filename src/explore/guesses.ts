@@ -9,7 +9,9 @@
 
 import type { Event, LockKind } from '../events/event.js';
 import type { WaitingRead } from '../model/model.js';
-import { addressOf, isSymbolic, SYM_BASE, type PrimInstr } from '../program/program.js';
+import { addressOf, isSymbolic, pureRegs, SYM_BASE, zeroReadMessage, type PrimInstr, type Thread } from '../program/program.js';
+import { effectOf } from '../events/primitives.js';
+import { fail } from '../parse/errors.js';
 import { coherentRead } from './coherence.js';
 import { prefixConsistent } from './prefix.js';
 import { othersMayWrite } from './reads.js';
@@ -22,11 +24,18 @@ import { prune, type ExploreState } from './state.js';
  * later write must match it (matchPending).
  */
 export function breakDeadlock(s: ExploreState): void {
+  // A read at address 0 is judged once every other thread is done (zeroReadUnmatched); until then it guesses nothing.
+  const atZero = (b: { r: Event }) => b.r.loc === s.prog.zeroLocation && !b.r.lock;
+  const zeroRead = s.waiting.find(atZero);
+  if (zeroRead && s.ts.every((ts, u) => ts.done || s.waiting.some((b) => b.t === u && atZero(b)))) {
+    zeroReadUnmatched(s, zeroRead.t, zeroRead.r);
+    return;
+  }
   if (noCycleThrough(s)) {
     prune(s);
     return;
   }
-  const i = s.waiting.findIndex((b) => !b.ready && b.r.lock !== 'LKR');
+  const i = s.waiting.findIndex((b) => !b.ready && b.r.lock !== 'LKR' && !atZero(b));
   if (i < 0) {
     prune(s); // only locks wait: a deadlock
     return;
@@ -52,6 +61,36 @@ export function breakDeadlock(s: ExploreState): void {
   }
   b.r.value = 0;
   s.waiting.splice(i, 0, b);
+}
+
+/**
+ * A read at address 0 (through a name its process does not declare) that
+ * no write can satisfy: herd7 gives such a read the writes whose address
+ * it has not determined yet as its possible sources, and refuses the test
+ * when there is none ("Non symbolic location with no initial write"); with
+ * one, the execution is unsolvable (a write at 0 itself is refused), and
+ * so it is no execution.
+ */
+function zeroReadUnmatched(s: ExploreState, t: number, r: Event): void {
+  const computedWrite = s.events.some((w) => w.kind === 'W' && w.thread >= 0 && w.id !== r.id && w.addrDeps !== 0n);
+  if (computedWrite || laterComputedWrite(s.prog.threads[t], r.pc)) {
+    prune(s);
+    return;
+  }
+  const ins = s.prog.threads[t].code[r.pc] as PrimInstr;
+  const name = ins.addr.k === 'reg' ? s.prog.threads[t].regs[ins.addr.r] : '0';
+  fail(zeroReadMessage(name, t), ins.pos);
+}
+
+/** Whether thread th's code after pc has a write at an address the code computes (herd7 counts the reading thread's own later writes too). */
+function laterComputedWrite(th: Thread, pc: number): boolean {
+  const computed = new Set<number>();
+  for (const ins of th.code) if ((ins.op === 'set' || ins.op === 'prim') && ins.dst >= 0) computed.add(ins.dst);
+  return th.code.slice(pc + 1).some((ins) => {
+    if (ins.op !== 'prim') return false;
+    const e = effectOf(ins.prim);
+    return e.object === 'memory' && e.writes && pureRegs(ins.addr).some((x) => computed.has(x));
+  });
 }
 
 /** Whether the model rules out a load-buffering cycle through the waiting reads. */
@@ -83,7 +122,8 @@ export function pendingStillPossible(s: ExploreState): boolean {
     const r = s.events[id];
     if (!othersMayWrite(s, r.thread, r.loc, isSymbolic(r.value) ? undefined : r.value)) return false;
   }
-  for (const b of s.waiting) if (!b.ready && !othersMayWrite(s, b.t, b.r.loc)) return false;
+  // A read at address 0 waits for the others to finish whatever they may write (zeroReadUnmatched).
+  for (const b of s.waiting) if (!b.ready && b.r.loc !== s.prog.zeroLocation && !othersMayWrite(s, b.t, b.r.loc)) return false;
   return true;
 }
 

@@ -23,13 +23,18 @@ export function read(
 ): void {
   const saved = ts.po;
   const r = newEvent(s, t, ts, f);
-  chooseSource(s, t, r, anyWrite, k);
+  // Address 0 (a name the process does not declare) has no initial write in herd7, and a write there is refused:
+  // the read waits until the other threads are done, and then whether the execution is dropped or the test
+  // refused depends on their writes (breakDeadlock).
+  if (r.loc === s.prog.zeroLocation) wait(s, { t, r, k, accept: notInitial, ready: false });
+  else chooseSource(s, t, r, anyWrite, k);
   popEvent(s, r);
   ts.po = saved;
 }
 
 /** A plain read may take any write of its location. */
 const anyWrite = (): boolean => true;
+const notInitial = (w: Event): boolean => w.thread !== -1;
 
 /**
  * Gives read r each possible source in turn: the writes that exist now;

@@ -290,6 +290,7 @@ export function buildProgram(written: LitmusTest, opts: BuildOptions = {}): Prog
   const builders = procs.map((p) => new ThreadBuilder(p.index, { vars, structs }, unroll, primitives, initRegNames(p.index)));
   const threads = builders.map((b, i) => b.build(procs[i].params, procs[i].body));
   refuseTooManyPrimitives(threads);
+  refuseUnwritableZeroReads(builders, threads);
   // Location 0, which no name reaches (see Program.zeroLocation): a variable
   // named "0", which no identifier can name.
   let zeroLocation = -1;
@@ -449,6 +450,38 @@ function declaredAt(test: LitmusTest, name: string): Pos | undefined {
   return test.init.find((it) => it.thread === null && it.name === name)?.pos ?? test.processes.flatMap((p) => p.params).find((p) => p.name === name)?.pos;
 }
 
+/** What herd7's refusal of a read at address 0 through `name`, a name process `thread` does not declare, means. */
+export function zeroReadMessage(name: string, thread: number): string {
+  return `"${name}" is not a parameter of P${thread}: herd7 takes it for a register holding 0 and refuses to read at address 0 ` +
+    `(a process reaches a shared variable only through its parameters: add "int *${name}" to P${thread}'s)`;
+}
+
+/**
+ * A read through a name its process does not declare reads address 0,
+ * where herd7 has no initial write. If no write of the test may be at 0
+ * (none through such a name, none at an address computed by the code),
+ * herd7 refuses the test ("Non symbolic location with no initial write");
+ * else the read waits for such a write, which is refused where a path
+ * reaches it (src/explore/execute.ts); an execution whose read gets none is
+ * no execution (herd7's "States 0") when a write of it is at a computed
+ * address, else refused as herd7 refuses it (src/explore/guesses.ts).
+ */
+function refuseUnwritableZeroReads(builders: readonly ThreadBuilder[], threads: readonly Thread[]): void {
+  if (builders.every((b) => b.zeroReads.length === 0)) return;
+  // The writes that may be at 0: through an undeclared name, or at an address the code computes.
+  const writes = threads.flatMap((th, i) => {
+    const computed = new Set<number>(builders[i].undeclaredRegs);
+    for (const ins of th.code) if ((ins.op === 'set' || ins.op === 'prim') && ins.dst >= 0) computed.add(ins.dst);
+    return th.code.filter((ins): ins is PrimInstr => {
+      if (ins.op !== 'prim') return false;
+      const e = effectOf(ins.prim);
+      return e.object === 'memory' && e.writes && pureRegs(ins.addr).some((r) => computed.has(r));
+    });
+  });
+  // Each read needs one besides itself (an RMW's own write comes after its read).
+  for (const b of builders) for (const z of b.zeroReads) if (!writes.some((w) => w !== z.ins)) fail(z.message, z.pos);
+}
+
 /** LIMITS.primitives: refused at the first primitive call past it. */
 function refuseTooManyPrimitives(threads: Thread[]): void {
   let n = 0;
@@ -478,8 +511,15 @@ class ThreadBuilder {
   private temps = 0;
   /** Registers named by a name the process neither takes nor declares (see Program.zeroLocation). */
   private undeclared = new Set<number>();
-  /** Whether an access other than a memory read goes through one of them (to location 0). */
+  /** Whether an access goes through one of them (to location 0). */
   accessesZero = false;
+  /** The memory reads through one of them, each with what herd7 says when nothing may write at 0 (see zeroReadRefused). */
+  readonly zeroReads: { message: string; pos: Pos; ins?: PrimInstr }[] = [];
+
+  /** The registers named by names the process does not declare. */
+  get undeclaredRegs(): ReadonlySet<number> {
+    return this.undeclared;
+  }
 
   constructor(
     private readonly index: number,
@@ -810,7 +850,11 @@ class ThreadBuilder {
       return addr;
     });
     const dst = info.returns ? this.temp() : -1;
-    this.emit({ op: 'prim', prim, name: e.name, dst, addr, args, pos: e.pos });
+    const reads = this.zeroReads.length;
+    const ins: PrimInstr = { op: 'prim', prim, name: e.name, dst, addr, args, pos: e.pos };
+    this.emit(ins);
+    // A read through an undeclared name was met in this call's address: it is this instruction's.
+    for (let i = reads - 1; i >= 0 && this.zeroReads[i].ins === undefined; i--) this.zeroReads[i].ins = ins;
     return dst >= 0 ? { k: 'reg', r: dst } : { k: 'const', v: 0 };
   }
 
@@ -823,11 +867,7 @@ class ThreadBuilder {
     if (addr.k !== 'reg' || !this.undeclared.has(addr.r)) return addr;
     const name = this.regs[addr.r];
     if (readsMemory) {
-      fail(
-        `"${name}" is not a parameter of P${this.index}: herd7 takes it for a register holding 0 and refuses to read at address 0 ` +
-          `(a process reaches a shared variable only through its parameters: add "int *${name}" to P${this.index}'s)`,
-        at.pos,
-      );
+      this.zeroReads.push({ message: zeroReadMessage(name, this.index), pos: at.pos });
     }
     this.accessesZero = true;
     return addr;
