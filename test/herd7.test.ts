@@ -191,13 +191,13 @@ describe('litmus herd7: output', () => {
     // herd's library, as lkmm-herd passes it: a cross.cat litmus could not run (here: not even cat) and a .cfg.
     const lib = mkdtempSync(join(tmpdir(), 'litmus-herd7-lib-'));
     writeFileSync(join(lib, 'cross.cat'), 'Cross\n(* herd\'s own, written with its cat-level recursion *)\nlet cross = (\n');
-    writeFileSync(join(lib, 'sc-only.cfg'), 'model sc.cat\n');
+    writeFileSync(join(lib, 'sc-only.cfg'), 'model sc.cat\nmacros linux-kernel.def\n');
     const other = mkdtempSync(join(tmpdir(), 'litmus-herd7-cwd-'));
     const r = await run([CLI, 'herd7', '-set-libdir', lib, '-I', LKMM_DIR, '-conf', 'linux-kernel.cfg', join(dir, 'MP.litmus')], other);
     expect(r.stderr).toBe('');
     expect(r.stdout).toContain('Observation MP+poonceonces Sometimes 1 3');
     // A .cfg only the library holds is found there.
-    expect((await run([CLI, 'herd7', '-set-libdir', lib, '-conf', 'sc-only.cfg', join(dir, 'MP.litmus')], other)).stdout).toContain('Observation MP+poonceonces Never 0 3');
+    expect((await run([CLI, 'herd7', '-set-libdir', lib, '-I', LKMM_DIR, '-conf', 'sc-only.cfg', join(dir, 'MP.litmus')], other)).stdout).toContain('Observation MP+poonceonces Never 0 3');
     rmSync(lib, { recursive: true, force: true });
     rmSync(other, { recursive: true, force: true });
   });
