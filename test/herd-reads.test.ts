@@ -114,3 +114,14 @@ describe('litmus herd7 refuses what herd7 refuses', () => {
     }
   });
 });
+
+describe('a minus herd7\'s lexer does not take into the number (found by scripts/fuzz-herd7.ts; herd7 7.58: "unexpected \'-\'")', () => {
+  const one = (value: string) => litmus('neg', [`WRITE_ONCE(*x, ${value});`], 'exists (x=7)', { params: ['int *x'] });
+  it('-7 is a number; - 7, --7 and -(7) are a unary minus herd7 refuses: litmus herd7 refuses them, check answers with the value and --herd-compatible warns', () => {
+    const refused = (t: string) => refusals(herdFindings(parseLitmus(t), t)).map((f) => f.message);
+    expect(refused(one('-7'))).toEqual([]);
+    for (const v of ['- 7', '--7', '-(7)']) expect(refused(one(v)), v).toEqual([`herd7's C has no unary "-": only a number written with its minus (-7, no space, no second minus); litmus export writes the value`]);
+    expect(verdict(one('--7'))).toBe('Always 1 0');
+    expect(verdict(one('- 7'))).toBe('Never 0 1');
+  });
+});

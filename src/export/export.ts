@@ -132,6 +132,9 @@ const voided = (e: Expr): Stmt => ({ kind: 'expr', expr: { kind: 'cast', type: '
 
 function lowerExpr(e: Expr, table: PrimitiveTable): Expr {
   switch (e.kind) {
+    case 'num':
+      // Printed as its value (`-7`), which herd7 reads as one number.
+      return e.negated ? { kind: 'num', value: e.value, pos: e.pos } : e;
     case 'call': {
       const args = e.args.map((a) => lowerExpr(a, table));
       const info = table.lookup(e.name);

@@ -178,6 +178,8 @@ function lintVisitor(add: Add, name: Check, type: TypeCheck, table: PrimitiveTab
 function lintExpr(e: Expr, add: Add, name: Check, type: TypeCheck, table: PrimitiveTable): void {
   switch (e.kind) {
     case 'num':
+      if (e.negated) add(e.pos, 'herd7\'s C has no unary "-": only a number written with its minus (-7, no space, no second minus); litmus export writes the value', true);
+      return;
     case 'deref':
       return;
     case 'index':

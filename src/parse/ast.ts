@@ -14,7 +14,8 @@ export interface Inlined {
 }
 
 export type Expr =
-  | { kind: 'num'; value: number; pos: Pos }
+  /** `negated`: a minus before it that herd7's lexer does not take into the number (`- 7`, `--7`): herd7 has no unary minus. */
+  | { kind: 'num'; value: number; pos: Pos; negated?: boolean }
   | { kind: 'name'; name: string; pos: Pos }
   | { kind: 'deref'; arg: Expr; pos: Pos }
   | { kind: 'addr'; arg: Expr; pos: Pos }

@@ -630,15 +630,16 @@ class Parser {
         return this.sized<Expr>({ kind: 'addr', arg, pos: t.pos }, t.pos, arg);
       }
       if (t.text === '-' && this.peek().kind === 'num') {
-        // A negative constant: its range is herd7's (-2147483648 is one).
+        // A negative constant: its range is herd7's (-2147483648 is one). herd7's lexer reads it so only when the digits follow the minus.
         this.next();
         const n = this.next();
-        return { kind: 'num', value: numberValue(n, true, t.pos), pos: t.pos };
+        const adjacent = n.pos.line === t.pos.line && n.pos.col === t.pos.col + 1;
+        return { kind: 'num', value: numberValue(n, true, t.pos), pos: t.pos, ...(adjacent ? {} : { negated: true }) };
       }
       if (t.text === '-' || t.text === '!' || t.text === '~') {
         this.next();
         const arg = this.parseUnary();
-        if (t.text === '-' && arg.kind === 'num') return { kind: 'num', value: unary32('-', arg.value), pos: t.pos };
+        if (t.text === '-' && arg.kind === 'num') return { kind: 'num', value: unary32('-', arg.value), pos: t.pos, negated: true };
         return this.sized<Expr>({ kind: 'unary', op: t.text, arg, pos: t.pos }, t.pos, arg);
       }
       if (t.text === '+') {
