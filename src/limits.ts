@@ -13,8 +13,11 @@ import { LimitError } from './parse/errors.js';
 export const LIMITS = {
   /** Largest input file read, in bytes (herd7's tests are a few kilobytes; the largest of the corpora 21 KB). */
   fileBytes: 1 << 20,
-  /** Largest saved history read (`litmus history`: a history file, a .litmus.out): every test's herd7 output. */
-  historyBytes: 1 << 28,
+  /**
+   * Largest saved history read (`litmus history`: a history file, a .litmus.out): every test's herd7
+   * output; the whole paulmckrcu collection's is about 0.5 GB. Read as bytes, outside the JavaScript heap.
+   */
+  historyBytes: 2 ** 32 - 1,
   /**
    * Shared locations of a test. Each is an initial write in every candidate
    * execution, and a candidate's relations are bit matrices over its events:

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { categorize, formatHistory, parseDuration, parseHistory, passesProcs, statesOf, TIMED_OUT_LINE } from '../src/history/history.js';
+import { categorize, formatHistory, parseDuration, parseHistory, passesProcs, statesOf, TIMED_OUT_LINE, writeHistory } from '../src/history/history.js';
 import { FAMILIES } from '../bench/families.js';
 import { CLI, runNode } from './util.js';
 
@@ -51,6 +51,27 @@ describe('the history file', () => {
     expect(h.header).toEqual(['made by a test']);
     expect(h.options).toEqual({ model: 'lkmm' });
     for (const e of entries) expect(h.entries.get(e.key)?.out).toBe(e.out);
+  });
+  it('writes piece by piece and reads bytes: a history larger than one string can be is never made one string', () => {
+    const entries = [
+      { key: 'e.litmus', out: '' },
+      { key: 'n.litmus', out: '\n' },
+      { key: 'u.litmus', out: '=== x\n\\y\nno newline at the end' },
+      { key: 'b.litmus', out: block('B', 'Sometimes', 1, 3) },
+    ];
+    const dir = mkdtempSync(join(tmpdir(), 'litmus-hist-bytes-'));
+    try {
+      const path = join(dir, 'h.hist');
+      writeHistory(path, { header: ['by a test'], entries });
+      const bytes = readFileSync(path);
+      expect(bytes.toString('utf8')).toBe(formatHistory({ header: ['by a test'], entries }));
+      const h = parseHistory(bytes, path);
+      expect([...h.entries.keys()].sort()).toEqual(entries.map((e) => e.key).sort());
+      // Each output as it was written (a last line always ends with a newline in the file).
+      for (const e of entries) expect(h.entries.get(e.key)?.out).toBe(e.out === '' || e.out.endsWith('\n') ? e.out : `${e.out}\n`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
   it('refuses a file that is not a history, with its line', () => {
     expect(() => parseHistory('# ok\nTest T Allowed\n', 'h')).toThrow(/^h:2: not a litmus history/);

@@ -7,12 +7,12 @@
 // changed is shown with the outcomes it gained or lost and the execution
 // behind each, as the new model (and, when named, the old one) judges it.
 
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { relative, basename, sep } from 'node:path';
 import { checkSource, stateLine, type CheckResult } from '../check.js';
 import {
-  CATEGORIES, categorize, formatHistory, HistoryError, observationLines, parseDuration, parseHistory, passesProcs,
+  CATEGORIES, categorize, HistoryError, writeHistory, observationLines, parseDuration, parseHistory, passesProcs,
   readLitmusOut, statesOf, timedOut, writeLitmusOut, type Category,
 } from '../history/history.js';
 import { timedOutOutput, type RecordOptions } from '../history/record.js';
@@ -21,7 +21,7 @@ import type { Model } from '../model/model.js';
 import { asLimit, LitmusError } from '../parse/errors.js';
 import { executionSteps, executionUnder } from '../report/trace.js';
 import { resolveInputs } from './inputs.js';
-import { LIMITS, readInputFile } from '../limits.js';
+import { LIMITS, readInputBytes, readInputFile } from '../limits.js';
 import { runWorkers } from './pool.js';
 import { primitivesFor, runModel } from './run-one.js';
 
@@ -56,7 +56,7 @@ export async function runHistoryRecord(dirs: string[], o: HistoryFlags): Promise
     const entries = tests.map((t, i) => ({ key: t.key, out: outs[i] }));
     const stopped = entries.filter((e) => timedOut(e.out)).length;
     const noObservation = entries.filter((e) => !timedOut(e.out) && observationLines(e.out).length === 0).length;
-    if (o.out !== undefined) writeFileSync(o.out, formatHistory({ header: headerLines(dirs, o, tests.length, stopped, wall), options: optionsRecord(o), entries }));
+    if (o.out !== undefined) writeHistory(o.out, { header: headerLines(dirs, o, tests.length, stopped, wall), options: optionsRecord(o), entries });
     if (o.destdir !== undefined) tests.forEach((t, i) => writeLitmusOut(o.destdir!, t.file, outs[i]));
     const where = [o.out, o.destdir !== undefined ? `.litmus.out files under ${o.destdir}` : undefined].filter(Boolean).join(' and ');
     console.log(`recorded ${tests.length} test${tests.length === 1 ? '' : 's'} into ${where} in ${wall.toFixed(1)} s: ${stopped} timed out (${o.timeout}), ${noObservation} without an Observation (not checkable; the entry says why)`);
@@ -92,7 +92,7 @@ export async function runHistoryCompare(hist: string, dirs: string[], o: History
     });
     if (o.destdir !== undefined) tests.forEach((t, i) => writeLitmusOut(o.destdir!, t.file, outs[i], '.out.new'));
     if (o.out !== undefined) {
-      writeFileSync(o.out, formatHistory({ header: headerLines(dirs, o, tests.length, outs.filter(timedOut).length, wall), options: optionsRecord(o), entries: judged.map((j) => ({ key: j.key, out: j.after })) }));
+      writeHistory(o.out, { header: headerLines(dirs, o, tests.length, outs.filter(timedOut).length, wall), options: optionsRecord(o), entries: judged.map((j) => ({ key: j.key, out: j.after })) });
     }
     const changed = judged.filter((j) => j.category === 'changed');
     if (o.json) {
@@ -212,13 +212,13 @@ function readHistory(hist: string): { entryOf: (t: Test) => string | undefined; 
   const st = statSync(hist, { throwIfNoEntry: false });
   if (!st) throw new UsageError(`${hist}: no such history file or folder`);
   if (st.isDirectory()) return { entryOf: (t) => readLitmusOut(hist, t.file), keys: [] };
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readInputFile(hist, { maxBytes: LIMITS.historyBytes });
+    bytes = readInputBytes(hist, { maxBytes: LIMITS.historyBytes });
   } catch (e) {
     throw new UsageError(`${hist}: ${(e as Error).message}`);
   }
-  const h = parseHistory(text, hist);
+  const h = parseHistory(bytes, hist);
   return { entryOf: (t) => h.entries.get(t.key)?.out, keys: [...h.entries.keys()] };
 }
 

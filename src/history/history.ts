@@ -10,7 +10,7 @@
 //   (DESTDIR/PATH.out for the test PATH, PATH as named from the folder the
 //   scripts run in; beside each test when DESTDIR is `.`).
 
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { LIMITS, readInputFile } from '../limits.js';
 import { dirname, join, relative, resolve } from 'node:path';
 
@@ -42,50 +42,99 @@ export function timedOut(out: string): boolean {
   return out.split('\n').includes(TIMED_OUT_LINE);
 }
 
-/** The history file's text: header, then the entries sorted by key. */
-export function formatHistory(h: { header: string[]; options?: Record<string, unknown>; entries: Iterable<HistoryEntry> }): string {
+/**
+ * The history file's text in pieces, in order: the header, then each entry
+ * (sorted by key). A whole collection's history can be larger than one
+ * JavaScript string may be, so it is written piece by piece (writeHistory).
+ */
+function* historyPieces(h: { header: string[]; options?: Record<string, unknown>; entries: Iterable<HistoryEntry> }): Generator<string> {
   const lines = h.header.map((l) => `# ${l}`);
   if (h.options) lines.push(`# options: ${JSON.stringify(h.options)}`);
+  if (lines.length) yield `${lines.join('\n')}\n`;
   const sorted = [...h.entries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   for (const e of sorted) {
-    lines.push(`${ENTRY}${e.key}`);
     const body = e.out.endsWith('\n') ? e.out.slice(0, -1) : e.out;
     // A line that would read as an entry's start (or as an escape) is kept behind a backslash.
-    if (body !== '' || e.out !== '') for (const l of body.split('\n')) lines.push(/^(===|\\)/.test(l) ? `\\${l}` : l);
+    const text = body !== '' || e.out !== '' ? `${body.replace(/^(===|\\)/gm, '\\$1')}\n` : '';
+    yield `${ENTRY}${e.key}\n${text}`;
   }
-  return `${lines.join('\n')}\n`;
+}
+
+/** The history file's text: header, then the entries sorted by key. */
+export function formatHistory(h: { header: string[]; options?: Record<string, unknown>; entries: Iterable<HistoryEntry> }): string {
+  return [...historyPieces(h)].join('');
+}
+
+/** Writes a history file piece by piece (its text may exceed a string's length). */
+export function writeHistory(path: string, h: { header: string[]; options?: Record<string, unknown>; entries: Iterable<HistoryEntry> }): void {
+  const fd = openSync(path, 'w');
+  try {
+    for (const piece of historyPieces(h)) writeSync(fd, piece);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export class HistoryError extends Error {}
 
-export function parseHistory(text: string, file: string): History {
+const NEWLINE = 0x0a;
+
+/**
+ * Reads a history file's text (or bytes). An entry's output is decoded only
+ * when asked for: the file's bytes stay outside the JavaScript heap, and a
+ * whole collection's history (hundreds of megabytes) is read without
+ * building one string of it.
+ */
+export function parseHistory(input: string | Buffer, file: string): History {
+  const buf = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
   const header: string[] = [];
   let options: Record<string, unknown> | undefined;
   const entries = new Map<string, HistoryEntry>();
-  let current: { key: string; lines: string[] } | undefined;
-  const close = () => {
-    if (current) entries.set(current.key, { key: current.key, out: current.lines.length ? `${current.lines.join('\n')}\n` : '' });
+  let current: { key: string; start: number } | undefined;
+  const close = (end: number) => {
+    if (current) entries.set(current.key, lazyEntry(current.key, buf.subarray(current.start, end)));
   };
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  lines.forEach((l, n) => {
-    if (l.startsWith(ENTRY)) {
-      close();
-      const key = l.slice(ENTRY.length);
+  const isEntry = (at: number) => buf[at] === 0x3d && buf[at + 1] === 0x3d && buf[at + 2] === 0x3d && buf[at + 3] === 0x20;
+  let n = 0;
+  for (let at = 0; at < buf.length; n++) {
+    const nl = buf.indexOf(NEWLINE, at);
+    const end = nl < 0 ? buf.length : nl;
+    const next = nl < 0 ? buf.length : nl + 1;
+    if (isEntry(at)) {
+      close(at);
+      const key = buf.toString('utf8', at + ENTRY.length, end);
       if (entries.has(key)) throw new HistoryError(`${file}:${n + 1}: the test ${key} is in the history twice`);
-      current = { key, lines: [] };
-    } else if (current) current.lines.push(l.startsWith('\\') ? l.slice(1) : l);
-    else if (l.startsWith('# options: ')) {
-      try {
-        options = JSON.parse(l.slice('# options: '.length)) as Record<string, unknown>;
-      } catch {
-        throw new HistoryError(`${file}:${n + 1}: the options line is not JSON`);
-      }
-    } else if (l.startsWith('#')) header.push(l.replace(/^# ?/, ''));
-    else if (l.trim() !== '') throw new HistoryError(`${file}:${n + 1}: not a litmus history (a test's entry starts with "${ENTRY}PATH")`);
-  });
-  close();
+      current = { key, start: next };
+    } else if (!current) {
+      const l = buf.toString('utf8', at, end);
+      if (l.startsWith('# options: ')) {
+        try {
+          options = JSON.parse(l.slice('# options: '.length)) as Record<string, unknown>;
+        } catch {
+          throw new HistoryError(`${file}:${n + 1}: the options line is not JSON`);
+        }
+      } else if (l.startsWith('#')) header.push(l.replace(/^# ?/, ''));
+      else if (l.trim() !== '') throw new HistoryError(`${file}:${n + 1}: not a litmus history (a test's entry starts with "${ENTRY}PATH")`);
+    }
+    at = next;
+  }
+  close(buf.length);
   return { header, options, entries };
+}
+
+/** An entry whose output is its lines in the file, unescaped, decoded when first read. */
+function lazyEntry(key: string, bytes: Buffer): HistoryEntry {
+  let out: string | undefined;
+  return {
+    key,
+    get out(): string {
+      if (out === undefined) {
+        const text = bytes.toString('utf8');
+        out = text === '' ? '' : `${(text.endsWith('\n') ? text.slice(0, -1) : text).replace(/^\\/gm, '')}\n`;
+      }
+      return out;
+    },
+  };
 }
 
 /**
