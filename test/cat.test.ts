@@ -168,7 +168,11 @@ const kernelFiles = () => ({
 
 describe.skipIf(!HAVE_LKMM)("the kernel's LKMM files, compiled", () => {
   it('have the fingerprint litmus knows them by (so the kernel\'s unchanged files run on the built-in copy)', () => {
-    expect(fingerprintOfFiles(kernelFiles())?.fingerprint).toBe(KERNEL_LKMM_FINGERPRINT);
+    const known = fingerprintOfFiles(kernelFiles());
+    expect(known?.fingerprint).toBe(KERNEL_LKMM_FINGERPRINT);
+    // Every file the compiled model reads is in the digest (an edit of any of them changes it).
+    expect(compileModelFiles(kernelFiles()).compiled.files.filter((f) => !known!.files.includes(f))).toEqual([]);
+    expect(known?.title).toBe(compileModelFiles(kernelFiles()).compiled.title);
   });
 
   it.skipIf(!haveCorpus)('give output identical to the built-in model on every test of the kernel corpus', () => {

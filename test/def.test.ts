@@ -4,10 +4,11 @@
 // tags reach the events, and a malformed file is refused where it is wrong.
 
 import { describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { loadMacros, MacroFileError, readMacros, refuseUnknownTags, tagsUnknownToBuiltinModels } from '../src/events/def.js';
+import { KERNEL_DEF_DIGEST, loadMacros, MacroFileError, readMacros, refuseUnknownTags, tagsUnknownToBuiltinModels } from '../src/events/def.js';
 import { BUILTIN_PRIMITIVES, effectOf, type PrimitiveInfo, type PrimitiveTable } from '../src/events/primitives.js';
 import { checkSource } from '../src/check.js';
 import { lkmm } from '../models/lkmm.js';
@@ -62,6 +63,11 @@ describe('the kernel\'s linux-kernel.def', () => {
     }
     for (const [name] of BUILTIN_PRIMITIVES.macros()) expect(kernel.defName(name), name).toBe(name);
     expect(kernel.names()).toEqual(BUILTIN_PRIMITIVES.names());
+  });
+
+  it('has the digest by which litmus knows it (its macros are then the built-in table, not parsed again)', () => {
+    expect(createHash('sha256').update(readFileSync(KERNEL_DEF)).digest('hex')).toBe(KERNEL_DEF_DIGEST);
+    expect(loadMacros(KERNEL_DEF)).toBe(BUILTIN_PRIMITIVES);
   });
 
   it('has only tags the built-in models know', () => {

@@ -11,7 +11,7 @@
 import type { Binding, CatExpr, CatFile, CatInstr, CatPos, Condition, Pattern } from './ast.js';
 import { BASE_NAMES, HERD_PRIMITIVES, NATIVES } from './builtins.js';
 import { createHash } from 'node:crypto';
-import { ModelError, tokenize } from './lexer.js';
+import { ModelError } from './lexer.js';
 import { LIBRARY } from './library.js';
 import { parseCat } from './parser.js';
 
@@ -50,39 +50,40 @@ export interface CompiledCat {
 const MAX_INCLUDE_DEPTH = 32;
 
 /**
- * A digest of what a model's files say, without parsing or compiling them
- * (it is asked for at every start, to know the kernel's unchanged files):
- * the tokens (comments and layout left out) of stdlib, then of each of
- * `mains` with every file they include, in the order included (whatever
- * the variants, which are digested too), found as compileCat finds them.
- * Equal text gives equal fingerprints; undefined when an include is not
- * found or loops (compileCat then reports it).
+ * A digest of a model's files, without reading them as cat (it is asked
+ * for at every start of `litmus herd7 -conf`, to know the kernel's
+ * unchanged files): the bytes of stdlib, then of each of `mains`, each
+ * followed by every file it names in an `include "..."` (found as
+ * compileCat finds them, whatever the variants, which are digested too).
+ * Equal bytes give equal digests; a file named only in a comment is
+ * digested too (never a file compileCat reads left out: test/cat.test.ts).
+ * Undefined when an include is not found or loops (compileCat then
+ * reports it).
  */
-export function fingerprintOf(mains: { path: string; text: string }[], source: ModelSource, variants: ReadonlySet<string>): { fingerprint: string; title?: string } | undefined {
+export function fingerprintOf(mains: { path: string; text: string }[], source: ModelSource, variants: ReadonlySet<string>): { fingerprint: string; title?: string; files: string[] } | undefined {
+  // node:crypto's SHA-256: about 1 ms to load and run, where litmus's own MD5 (src/report/md5.ts) takes over 10 ms on these 20 KB before V8 optimizes it.
   const digest = createHash('sha256');
-  let title: string | undefined;
+  const files: string[] = [];
   const visit = (text: string, path: string, depth: number, natives: readonly string[]): boolean => {
     if (depth > MAX_INCLUDE_DEPTH) return false;
-    const tokens = tokenize(text, path);
-    // A main file's title (as the parser reads it, for the kernel's files: a leading string).
-    if (depth === 0 && tokens[0]?.kind === 'string') title = tokens[0].text;
-    for (const t of tokens) digest.update(`${t.kind}\u0000${t.text}\u0001`);
-    digest.update(`\u0002${natives.join(',')}\u0003`);
-    for (let i = 0; i + 1 < tokens.length; i++) {
-      if (tokens[i].kind !== 'keyword' || tokens[i].text !== 'include' || tokens[i + 1].kind !== 'string') continue;
-      const name = tokens[i + 1].text;
+    files.push(path);
+    digest.update(`\u0002${text.length}\u0003${text}\u0002${natives.join(',')}\u0003`);
+    for (const m of text.matchAll(/\binclude\s+"([^"]*)"/g)) {
+      const name = m[1];
       const lib = LIBRARY[name];
-      const found = source.find(name, tokens[i].pos);
+      const found = source.find(name, { file: path, line: 1, col: 1 });
       if (found ? !visit(found.text, found.path, depth + 1, lib?.natives ?? []) : !lib || !visit(lib.text, `litmus:${name}`, depth + 1, lib.natives)) return false;
     }
     return true;
   };
   const std = LIBRARY['stdlib.cat'];
   if (!visit(std.text, 'litmus:stdlib.cat', 0, std.natives)) return undefined;
-  title = undefined; // stdlib's own title is not the model's
   for (const m of mains) if (!visit(m.text, m.path, 0, [])) return undefined;
   digest.update(`variants:${[...variants].sort().join(',')}`);
-  return { fingerprint: digest.digest('hex'), title };
+  // The model's title as the parser reads it, for the kernel's files (a leading string): the cat's, else the bell's.
+  let title: string | undefined;
+  for (const m of mains) title = /^\s*(?:(?:\(\*[\s\S]*?\*\)|\/\/[^\n]*|#[^\n]*)\s*)*"([^"]*)"/.exec(m.text)?.[1] ?? title;
+  return { fingerprint: digest.digest('hex'), title, files };
 }
 
 /**

@@ -53,7 +53,7 @@ export const filesModelName = (files: ModelFiles): string => displayPath(files.c
  * fingerprintOf), with the model's title; undefined when they cannot be
  * read as far as that (compiling them then says why).
  */
-export function fingerprintOfFiles(files: ModelFiles): { fingerprint: string; title?: string } | undefined {
+export function fingerprintOfFiles(files: ModelFiles): { fingerprint: string; title?: string; files: string[] } | undefined {
   try {
     return fingerprintOf(mainFiles(files), sourceOf(files), new Set(files.variants));
   } catch (e) {

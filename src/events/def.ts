@@ -17,10 +17,11 @@
 // calls it is told why (herd7 would run it); a malformed file is refused with
 // `file:line:col: what is wrong`, as herd7 refuses it.
 
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import type { Pos } from '../parse/ast.js';
 import { ANNOTS, FENCE_KINDS, SRCU_KINDS } from './event.js';
-import { primitiveTable, type ArgSource, type MacroOrigin, type Primitive, type PrimitiveInfo, type PrimitiveTable, type RmwOp, type UnsupportedMacro } from './primitives.js';
+import { BUILTIN_PRIMITIVES, primitiveTable, type ArgSource, type MacroOrigin, type Primitive, type PrimitiveInfo, type PrimitiveTable, type RmwOp, type UnsupportedMacro } from './primitives.js';
 
 /** A problem in a macro file, where it is. */
 export class MacroFileError extends Error {
@@ -721,6 +722,13 @@ export function refuseUnknownTags(table: PrimitiveTable): MacroFileError | undef
  */
 const loaded = new Map<string, { mtimeMs: number; size: number; table: PrimitiveTable }>();
 
+/**
+ * The SHA-256 of the kernel's linux-kernel.def as tools/memory-model ships
+ * it (the copy in ../shared/lkmm): its macros are the built-in table's
+ * (test/def.test.ts compares them entry by entry).
+ */
+export const KERNEL_DEF_DIGEST = 'a04911d85fd86f5dbcf8ed436c7a2570fcc615f768c0c19b0a101f6212d2504c';
+
 /** The primitive table of a .def file (herd's -macros), read once per path and modification. Throws MacroFileError. */
 export function loadMacros(path: string): PrimitiveTable {
   let st: { mtimeMs: number; size: number };
@@ -731,13 +739,14 @@ export function loadMacros(path: string): PrimitiveTable {
   }
   const hit = loaded.get(path);
   if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.table;
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (e) {
     throw new MacroFileError(`cannot read the macro file: ${(e as Error).message}`, path, { line: 1, col: 1 });
   }
-  const table = readMacros(text, path);
+  // The kernel's own file, byte for byte, is the built-in table (test/def.test.ts): not parsed at every start.
+  const table = createHash('sha256').update(bytes).digest('hex') === KERNEL_DEF_DIGEST ? BUILTIN_PRIMITIVES : readMacros(bytes.toString('utf8'), path);
   loaded.set(path, { mtimeMs: st.mtimeMs, size: st.size, table });
   return table;
 }
