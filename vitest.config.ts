@@ -1,6 +1,8 @@
 export default {
   test: {
     globalSetup: ['test/global-setup.ts'],
+    // A fixed fast-check seed per run (test/fast-check-seed.ts).
+    setupFiles: ['test/fast-check-seed.ts'],
     testTimeout: 60000,
     hookTimeout: 120000,
     pool: 'forks',
