@@ -7,22 +7,14 @@ import { describe, expect, it } from 'vitest';
 import { checkSource, type CheckResult } from '../src/check.js';
 import { exportLitmus } from '../src/export/export.js';
 import { herdFindings, refusals } from '../src/export/lint.js';
-import { LitmusError } from '../src/parse/errors.js';
 import { parseLitmus } from '../src/parse/parser.js';
 import { lkmm } from '../models/lkmm.js';
+import { litmusErrorOf } from './util.js';
 
 const check = (text: string) => checkSource(text, { model: lkmm });
 const summary = (r: CheckResult) => `${r.observation} ${r.positive} ${r.negative}`;
 const states = (r: CheckResult) => r.states.map((s) => s.bindings.map(([k, v]) => `${k}=${v}`).join(' '));
-const errorOf = (text: string): string => {
-  try {
-    check(text);
-  } catch (e) {
-    if (e instanceof LitmusError) return `${e.pos.line}:${e.pos.col} ${e.message}`;
-    throw e;
-  }
-  return 'no error';
-};
+const errorOf = (text: string): string => litmusErrorOf(() => check(text));
 
 const MP_ARRAY = `C MP-array
 {

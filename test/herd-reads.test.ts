@@ -7,28 +7,19 @@
 import { describe, expect, it } from 'vitest';
 import { checkSource } from '../src/check.js';
 import { herdFindings, refusals } from '../src/export/lint.js';
-import { LitmusError } from '../src/parse/errors.js';
 import { parseLitmus } from '../src/parse/parser.js';
 import { lkmm } from '../models/lkmm.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI, litmus, runNode } from './util.js';
+import { CLI, litmus, litmusErrorOf, runNode } from './util.js';
 
 const check = (text: string) => checkSource(text, { model: lkmm });
 const verdict = (text: string) => {
   const r = check(text);
   return `${r.observation} ${r.positive} ${r.negative}`;
 };
-const errorOf = (text: string): string => {
-  try {
-    check(text);
-  } catch (e) {
-    if (e instanceof LitmusError) return `${e.pos.line}:${e.pos.col} ${e.message}`;
-    throw e;
-  }
-  return 'no error';
-};
+const errorOf = (text: string): string => litmusErrorOf(() => check(text));
 const notes = (text: string) => herdFindings(parseLitmus(text), text).filter((f) => f.note).map((f) => f.message);
 
 describe('what herd7 answers, answered the same', () => {

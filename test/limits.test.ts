@@ -8,7 +8,6 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +21,7 @@ import { parseLitmus } from '../src/parse/parser.js';
 import { parseHerdArgs } from '../src/cli/herd7-args.js';
 import { runSuite } from '../src/suite/run.js';
 import { reasonOf } from '../scripts/tally.js';
-import { CLI, ROOT, runNode } from './util.js';
+import { CLI, makeFifo, ROOT, runNode } from './util.js';
 
 let dir: string;
 const litmus = (...args: string[]) => runNode([CLI, ...args], dir);
@@ -181,12 +180,7 @@ describe('files that are not tests', () => {
     mkdirSync(d);
     writeFileSync(join(d, 'ok.litmus'), MP);
     if (existsSync('/dev/zero')) symlinkSync('/dev/zero', join(d, 'zero.litmus'));
-    let fifo = true;
-    try {
-      execFileSync('mkfifo', [join(d, 'fifo.litmus')]);
-    } catch {
-      fifo = false;
-    }
+    const fifo = makeFifo(join(d, 'fifo.litmus'));
     writeFileSync(join(d, 'huge.litmus'), ' '.repeat(LIMITS.fileBytes + 1));
     const r = await litmus('check', '-q', 'odd');
     expect(r.status).toBe(2);
@@ -201,13 +195,7 @@ describe('files that are not tests', () => {
     const d = join(dir, 'hist');
     mkdirSync(d);
     writeFileSync(join(d, 'ok.litmus'), MP);
-    let fifo = true;
-    try {
-      execFileSync('mkfifo', [join(d, 'fifo.litmus')]);
-      execFileSync('mkfifo', [join(dir, 'fifo.hist')]);
-    } catch {
-      fifo = false;
-    }
+    const fifo = makeFifo(join(d, 'fifo.litmus')) && makeFifo(join(dir, 'fifo.hist'));
     if (existsSync('/dev/zero')) symlinkSync('/dev/zero', join(d, 'zero.litmus'));
     // --procs reads each test before checking it (the scripts' filter): a FIFO there used to hang the run.
     const r = await litmus('history', 'record', '--procs', '2', '--out', 'h.hist', 'hist');
@@ -229,12 +217,7 @@ describe('files that are not tests', () => {
     writeFileSync(join(d, 'ok.litmus'), MP);
     writeFileSync(join(d, 'huge.litmus'), ' '.repeat(LIMITS.fileBytes + 1));
     if (existsSync('/dev/zero')) symlinkSync('/dev/zero', join(d, 'zero.litmus'));
-    let fifo = true;
-    try {
-      execFileSync('mkfifo', [join(d, 'fifo.litmus')]);
-    } catch {
-      fifo = false;
-    }
+    const fifo = makeFifo(join(d, 'fifo.litmus'));
     expect(readTest(d, 'ok.litmus')).toEqual({ text: MP });
     expect(readTest(d, 'huge.litmus')).toEqual({ tooBig: true });
     expect(readTest(d, 'zero.litmus')).toBeUndefined();

@@ -8,21 +8,13 @@ import { describe, expect, it } from 'vitest';
 import { checkSource, type CheckResult } from '../src/check.js';
 import { exportLitmus } from '../src/export/export.js';
 import { herdFindings, refusals } from '../src/export/lint.js';
-import { LitmusError } from '../src/parse/errors.js';
 import { parseLitmus } from '../src/parse/parser.js';
 import { lkmm } from '../models/lkmm.js';
+import { litmusErrorOf } from './util.js';
 
 const check = (text: string, unroll?: number) => checkSource(text, { model: lkmm, unroll });
 const summary = (r: CheckResult) => `${r.observation} ${r.positive} ${r.negative} cut=${r.stats.cutPaths}`;
-const errorOf = (text: string): string => {
-  try {
-    check(text);
-  } catch (e) {
-    if (e instanceof LitmusError) return `${e.pos.line}:${e.pos.col} ${e.message}`;
-    throw e;
-  }
-  return 'no error';
-};
+const errorOf = (text: string): string => litmusErrorOf(() => check(text));
 const test = (p0: string, p1: string, cond: string, fns = '') =>
   `C t\n\n{\n\tint x;\n\tint y;\n}\n\n${fns}P0(int *x, int *y)\n{\n${p0}\n}\n\nP1(int *x, int *y)\n{\n${p1}\n}\n\nexists (${cond})\n`;
 

@@ -1,9 +1,10 @@
 // Shared helpers for the test files (not a test file itself).
 
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { LitmusError } from '../src/parse/errors.js';
 
 export const TEST_DIR = dirname(fileURLToPath(import.meta.url));
 export const ROOT = resolve(TEST_DIR, '..');
@@ -60,4 +61,25 @@ if (!HAVE_LKMM) console.warn(`note: ${LKMM_DIR} is absent: the tests that read t
 /** Copies the kernel's LKMM files into dir (a test's own folder), as a kernel tree's tools/memory-model holds them. */
 export function copyLkmm(dir: string): void {
   for (const f of readdirSync(LKMM_DIR)) if (/\.(cfg|cat|bell|def)$/.test(f)) copyFileSync(join(LKMM_DIR, f), join(dir, f));
+}
+
+/** The LitmusError `run` throws, as `line:col message`; 'no error' when it throws none (another error is rethrown). */
+export function litmusErrorOf(run: () => unknown): string {
+  try {
+    run();
+  } catch (e) {
+    if (e instanceof LitmusError) return `${e.pos.line}:${e.pos.col} ${e.message}`;
+    throw e;
+  }
+  return 'no error';
+}
+
+/** Makes a FIFO at `path`; false where mkfifo is not available (the caller then skips that case). */
+export function makeFifo(path: string): boolean {
+  try {
+    execFileSync('mkfifo', [path]);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -129,7 +129,7 @@ export function herdLimits(opts: Pick<HerdOptions, 'timeoutMs'>): { timeoutMs?: 
  * is then a call herd7 cannot run); otherwise the -macros file's, or the
  * built-in table.
  */
-function herdPrimitives(opts: HerdOptions, model: Model): ReturnType<typeof primitivesFor> {
+export function herdPrimitives(opts: HerdOptions, model: Model): ReturnType<typeof primitivesFor> {
   const f = opts.modelFiles;
   if (f.cat !== undefined && f.cat.endsWith('.cat') && f.macros === undefined) return { primitives: NO_PRIMITIVES };
   return primitivesFor({ model: opts.model }, model);

@@ -73,10 +73,10 @@ export async function herd7Main(argv: string[], io: HerdIo = STDIO): Promise<num
   const { getModel } = await import('../../models/index.js');
   const { ModelError } = await import('../../models/cat/lexer.js');
   try {
-    const model = getModel(opts.model);
+    const model = getModel(opts.model)!;
     // The -macros file: a malformed one (or, under a built-in model, one with a tag it would ignore) stops the run.
-    const { primitivesFor } = await import('./run-one.js');
-    const macros = primitivesFor({ model: opts.model }, model);
+    const { herdPrimitives } = await import('./herd7-test.js');
+    const macros = herdPrimitives(opts, model);
     if (macros.error) {
       io.err(`${macros.error.format()}\n`);
       return 2;

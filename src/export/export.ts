@@ -6,7 +6,7 @@
 // renamed, types are mapped to herd7's. Whatever else herd7 would refuse is
 // an error at its position (see lint.ts).
 
-import { isStmt, type CondExpr, type CondTerm, type Expr, type LitmusTest, type Stmt } from '../parse/ast.js';
+import { isStmt, jumpsOutOfLoop, mapStmtParts, type CondExpr, type CondTerm, type Expr, type LitmusTest, type Stmt } from '../parse/ast.js';
 import { fail } from '../parse/errors.js';
 import { parseLitmus } from '../parse/parser.js';
 import { readHeader } from '../parse/header.js';
@@ -81,13 +81,13 @@ function lowerStmt(s: Stmt, table: PrimitiveTable): Stmt {
       return { ...s, cond: lowerExpr(s.cond, table), body: lowerStmt(s.body, table) };
     case 'for': {
       // herd7's C has only while: `init; while (cond) { body; step }`, as litmus compiles it.
-      if (jumpsOutOf(s.body)) fail('cannot export for herd7: herd7\'s C has no "break" or "continue"', s.pos);
+      if (jumpsOutOfLoop(s.body)) fail('cannot export for herd7: herd7\'s C has no "break" or "continue"', s.pos);
       const loop: Stmt = { kind: 'while', cond: s.cond ? lowerExpr(s.cond, table) : { kind: 'num', value: 1, pos: s.pos }, body: { kind: 'block', body: [lowerStmt(s.body, table), ...(s.step ? [lowerStmt(s.step, table)] : [])], pos: s.pos }, pos: s.pos };
       return { kind: 'block', body: [...(s.init ? [lowerStmt(s.init, table)] : []), loop], pos: s.pos };
     }
     case 'do': {
       // `body; while (cond) body`, as litmus compiles it.
-      if (jumpsOutOf(s.body)) fail('cannot export for herd7: herd7\'s C has no "break" or "continue"', s.pos);
+      if (jumpsOutOfLoop(s.body)) fail('cannot export for herd7: herd7\'s C has no "break" or "continue"', s.pos);
       const body = lowerStmt(s.body, table);
       return { kind: 'block', body: [body, { kind: 'while', cond: lowerExpr(s.cond, table), body, pos: s.pos }], pos: s.pos };
     }
@@ -110,21 +110,6 @@ function runThenOf(e: Expr, table: PrimitiveTable): RunThen | undefined {
   if (!info || !('lower' in info)) return undefined;
   const x = info.lower(e.args.map((a) => lowerExpr(a, table)), e.pos);
   return isRunThen(x) ? x : undefined;
-}
-
-/** Whether a loop's body holds a break or continue of its own (not of a loop inside it). */
-function jumpsOutOf(s: Stmt): boolean {
-  switch (s.kind) {
-    case 'break':
-    case 'continue':
-      return true;
-    case 'if':
-      return jumpsOutOf(s.then) || (s.else !== undefined && jumpsOutOf(s.else));
-    case 'block':
-      return s.body.some(jumpsOutOf);
-    default:
-      return false;
-  }
 }
 
 /** `(void)e;`: herd7 takes a value-returning macro as a statement only so. */
@@ -215,32 +200,8 @@ function renameTest(t: LitmusTest, renames: Map<string, string>, seen: (n: strin
         return { ...e, base: expr(e.base) };
     }
   };
-  const stmt = (s: Stmt): Stmt => {
-    switch (s.kind) {
-      case 'decl':
-        return { ...s, name: r(s.name), type: herdType(s.type), init: s.init && expr(s.init) };
-      case 'assign':
-        return { ...s, target: expr(s.target), value: expr(s.value) };
-      case 'expr':
-        return { ...s, expr: expr(s.expr) };
-      case 'if':
-        return { ...s, cond: expr(s.cond), then: stmt(s.then), else: s.else && stmt(s.else) };
-      case 'while':
-        return { ...s, cond: expr(s.cond), body: stmt(s.body) };
-      case 'for':
-        return { ...s, init: s.init && stmt(s.init), cond: s.cond && expr(s.cond), step: s.step && stmt(s.step), body: stmt(s.body) };
-      case 'do':
-        return { ...s, cond: expr(s.cond), body: stmt(s.body) };
-      case 'return':
-        return { ...s, value: s.value && expr(s.value) };
-      case 'block':
-        return { ...s, body: s.body.map(stmt) };
-      case 'empty':
-      case 'break':
-      case 'continue':
-        return s;
-    }
-  };
+  const stmt = (s: Stmt): Stmt =>
+    s.kind === 'decl' ? { ...s, name: r(s.name), type: herdType(s.type), init: s.init && expr(s.init) } : mapStmtParts(s, expr, stmt);
   const term = (x: CondTerm): CondTerm => (x.kind === 'num' ? x : { ...x, name: r(x.name) });
   const cond = (c: CondExpr): CondExpr => {
     switch (c.kind) {

@@ -5,7 +5,7 @@
 // computed at run time, or through a pointer register, has no such name:
 // that is an error at its position.
 
-import { walkStmt, type CondExpr, type CondTerm, type Expr, type InitItem, type InitValue, type LitmusTest, type Param, type Stmt } from '../parse/ast.js';
+import { mapStmtParts, walkStmt, type CondExpr, type CondTerm, type Expr, type InitItem, type InitValue, type LitmusTest, type Param, type Stmt } from '../parse/ast.js';
 import { fail } from '../parse/errors.js';
 import { printExpr } from '../parse/printer.js';
 import { fieldOf, leaves, sharedVariables, type CType } from '../program/types.js';
@@ -163,31 +163,7 @@ const leafType = (t: CType): string => (t.k === 'scalar' ? t.name : 'int');
 
 /** A statement with every expression in it mapped (outermost first; f recurses itself where it wants). */
 function mapStmt(s: Stmt, f: (e: Expr) => Expr): Stmt {
-  const st = (x: Stmt) => mapStmt(x, f);
-  switch (s.kind) {
-    case 'decl':
-      return s.init ? { ...s, init: f(s.init) } : s;
-    case 'assign':
-      return { ...s, target: f(s.target), value: f(s.value) };
-    case 'expr':
-      return { ...s, expr: f(s.expr) };
-    case 'if':
-      return { ...s, cond: f(s.cond), then: st(s.then), else: s.else && st(s.else) };
-    case 'while':
-      return { ...s, cond: f(s.cond), body: st(s.body) };
-    case 'for':
-      return { ...s, init: s.init && st(s.init), cond: s.cond && f(s.cond), step: s.step && st(s.step), body: st(s.body) };
-    case 'do':
-      return { ...s, cond: f(s.cond), body: st(s.body) };
-    case 'return':
-      return { ...s, value: s.value && f(s.value) };
-    case 'block':
-      return { ...s, body: s.body.map(st) };
-    case 'empty':
-    case 'break':
-    case 'continue':
-      return s;
-  }
+  return mapStmtParts(s, f, (x) => mapStmt(x, f));
 }
 
 function mapCond(c: CondExpr, f: (t: CondTerm) => CondTerm): CondExpr {

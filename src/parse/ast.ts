@@ -205,6 +205,53 @@ export function walkStmt(s: Stmt, v: AstVisitor): void {
   }
 }
 
+/** Whether a statement holds a `break` or `continue` of the loop around it (not of a loop inside it). */
+export function jumpsOutOfLoop(s: Stmt): boolean {
+  switch (s.kind) {
+    case 'break':
+    case 'continue':
+      return true;
+    case 'if':
+      return jumpsOutOfLoop(s.then) || (s.else !== undefined && jumpsOutOfLoop(s.else));
+    case 'block':
+      return s.body.some(jumpsOutOfLoop);
+    default:
+      return false;
+  }
+}
+
+/**
+ * A statement with its own expressions mapped by `expr` and the statements
+ * directly inside it by `stmt` (which recurses where it wants): one level,
+ * so that a caller may treat some kinds itself and leave the rest to this.
+ */
+export function mapStmtParts(s: Stmt, expr: (e: Expr) => Expr, stmt: (s: Stmt) => Stmt): Stmt {
+  switch (s.kind) {
+    case 'decl':
+      return s.init ? { ...s, init: expr(s.init) } : s;
+    case 'assign':
+      return { ...s, target: expr(s.target), value: expr(s.value) };
+    case 'expr':
+      return { ...s, expr: expr(s.expr) };
+    case 'if':
+      return { ...s, cond: expr(s.cond), then: stmt(s.then), else: s.else && stmt(s.else) };
+    case 'while':
+      return { ...s, cond: expr(s.cond), body: stmt(s.body) };
+    case 'for':
+      return { ...s, init: s.init && stmt(s.init), cond: s.cond && expr(s.cond), step: s.step && stmt(s.step), body: stmt(s.body) };
+    case 'do':
+      return { ...s, cond: expr(s.cond), body: stmt(s.body) };
+    case 'return':
+      return { ...s, value: s.value && expr(s.value) };
+    case 'block':
+      return { ...s, body: s.body.map(stmt) };
+    case 'empty':
+    case 'break':
+    case 'continue':
+      return s;
+  }
+}
+
 /** Visit an expression and its subexpressions. */
 export function walkExpr(e: Expr, v: AstVisitor): void {
   v.expr?.(e);

@@ -3,7 +3,7 @@
 // predicate. Names are resolved and checked here, so that every error a user
 // can make in a test is reported with its position before exploring.
 
-import { isStmt, walkStmt, type CondExpr, type CondTerm, type Expr, type InitValue, type LitmusTest, type Pos, type Process, type Stmt, type StructDef } from '../parse/ast.js';
+import { isStmt, jumpsOutOfLoop, walkStmt, type CondExpr, type CondTerm, type Expr, type InitValue, type LitmusTest, type Pos, type Process, type Stmt, type StructDef } from '../parse/ast.js';
 import { inlineFunctions } from './inline.js';
 import { fieldOf, leaves, MAX_LEAVES, pointee, SCALAR, sharedVariables, sizeOf, typeName, type CType } from './types.js';
 import { fail, LitmusError, UnknownPrimitiveError } from '../parse/errors.js';
@@ -621,7 +621,7 @@ class ThreadBuilder {
       }
       case 'if': {
         // An if that jumps out (break, continue) keeps its control dependency to the loop's end (see loop).
-        const structured = !jumpsOut(s);
+        const structured = !jumpsOutOfLoop(s);
         if (structured) this.emit({ op: 'ctrlpush' });
         const cond = this.expr(s.cond);
         const br = this.emit({ op: 'branch', cond, ifFalse: -1 });
@@ -907,48 +907,12 @@ class ThreadBuilder {
   }
 }
 
-/** Whether a statement holds a `break` or `continue` of the loop around it (not of a loop inside it). */
-function jumpsOut(s: Stmt): boolean {
-  switch (s.kind) {
-    case 'break':
-    case 'continue':
-      return true;
-    case 'if':
-      return jumpsOut(s.then) || (s.else !== undefined && jumpsOut(s.else));
-    case 'block':
-      return s.body.some(jumpsOut);
-    default:
-      return false;
-  }
-}
-
+/** The registers a body assigns by name, anywhere in it. */
 function collectAssigned(body: Stmt[], out: Set<string>): void {
-  const walk = (s: Stmt) => {
-    switch (s.kind) {
-      case 'assign':
-        if (s.target.kind === 'name') out.add(s.target.name);
-        break;
-      case 'block':
-        s.body.forEach(walk);
-        break;
-      case 'if':
-        walk(s.then);
-        if (s.else) walk(s.else);
-        break;
-      case 'while':
-      case 'do':
-        walk(s.body);
-        break;
-      case 'for':
-        if (s.init) walk(s.init);
-        if (s.step) walk(s.step);
-        walk(s.body);
-        break;
-      default:
-        break;
-    }
+  const stmt = (s: Stmt) => {
+    if (s.kind === 'assign' && s.target.kind === 'name') out.add(s.target.name);
   };
-  body.forEach(walk);
+  for (const s of body) walkStmt(s, { stmt });
 }
 
 /** Whether any thread has a loop (unrolled, with a loopcheck at its bound: herd's "Loop" when a path reaches it). */
