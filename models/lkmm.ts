@@ -5,6 +5,7 @@
 // see src/relation/relation.ts for the operators.
 
 import type { Execution } from '../src/model/execution.js';
+import type { Event } from '../src/events/event.js';
 import type { Highlight, Model, Ordering, Verdict } from '../src/model/model.js';
 import { EventSet, fixpoint, lasting, Relation, scratch } from '../src/relation/relation.js';
 import { rcuGraceConstraints } from './grace-periods.js';
@@ -345,6 +346,16 @@ export function lkmmRelations(x: Execution) {
   return { ...st, ...c, ...h, ...p, hbStar: p.hbStar ?? h.hb.star(), ...r, rb: r.rb() };
 }
 
+/**
+ * The LKMM's lock order (Model.lockOrders): lock.cat's rf from unlock to
+ * lock, with release/acquire cumulativity, orders the marked accesses of
+ * successive critical sections (an hb cycle otherwise; the proof is in
+ * models/cat/lock-order.ts); plain accesses are left to the final judgement.
+ */
+export function lockOrdersMarked(a: Event, b: Event): boolean {
+  return a.annot !== 'PLAIN' && b.annot !== 'PLAIN';
+}
+
 /** The axioms, in the order the model states them. */
 export const LKMM_AXIOMS = ['coherence', 'atomic', 'happens-before', 'propagation', 'rcu', 'plain-coherence'] as const;
 
@@ -354,10 +365,7 @@ export const lkmm: Model = {
   // A cycle needs some waiting read out of ppo with its thread's later
   // writes (rf between marked accesses is in hb).
   mayCycleThrough,
-  // lock.cat's rf from unlock to lock, with release/acquire cumulativity,
-  // orders the marked accesses of successive critical sections (an hb
-  // cycle otherwise); plain accesses are left to the final judgement.
-  lockOrders: (a, b) => a.annot !== 'PLAIN' && b.annot !== 'PLAIN',
+  lockOrders: lockOrdersMarked,
   // Every relation of the axioms is made of po, rf, co, fr (rf^-1 ; co),
   // the static orders of program order (forward), and the critical
   // sections' unlock-to-lock steps (from an unlock, not a read).

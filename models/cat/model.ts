@@ -1,14 +1,18 @@
 // A cat model as a litmus Model: the files read and compiled once
 // (models/cat/compile.ts), then judged per candidate (models/cat/evaluate.ts).
 //
-// The explorer's LKMM-derived shortcuts (Model.mayCycleThrough,
-// Model.lockOrders) come from linux-kernel.cat as litmus's authors read it,
-// not from this model's text, so a compiled model declares neither: every
-// load-buffering guess and every lock order is explored. Partial
+// The explorer's LKMM-derived load-buffering shortcut
+// (Model.mayCycleThrough) comes from linux-kernel.cat as litmus's authors
+// read it, not from this model's text, so a compiled model does not
+// declare it: every load-buffering guess is explored. The lock order of
+// critical sections (Model.lockOrders) is declared where the model's own
+// checks include the kernel's that it is proved from
+// (models/cat/lock-order.ts), recognised by digest. Partial
 // executions are judged by the checks that can only grow as the execution
 // is built (models/cat/monotone.ts decides which, from the definitions).
 
 import { isAbsolute, relative } from 'node:path';
+import type { Event } from '../../src/events/event.js';
 import type { Execution } from '../../src/model/execution.js';
 import { effectOf } from '../../src/events/primitives.js';
 import type { Program } from '../../src/program/program.js';
@@ -18,6 +22,7 @@ import type { CatExpr } from './ast.js';
 import { compileCat, fingerprintOf, type CompiledCat } from './compile.js';
 import { LIBRARY } from './library.js';
 import { StructureRun } from './evaluate.js';
+import { lockOrdersOf } from './lock-order.js';
 import { prefixSafeChecks } from './monotone.js';
 import { fileSource, readModelText, type ModelFiles } from './files.js';
 import { ModelError } from './lexer.js';
@@ -82,6 +87,8 @@ export function compileModelFiles(files: ModelFiles): CatModel {
     if (!r) runs.set(x.structure, (r = new StructureRun(compiled, x, opts, prefixSafeFor(x.program))));
     return r;
   };
+  // Decided when the explorer first asks (a digest of the checks, a few ms).
+  let lockOrders: ((a: Event, b: Event) => boolean) | undefined;
   const judge = (x: Execution, prefix: boolean): Verdict => {
     const v = scratch(() => runOf(x).check(x, prefix));
     return { consistent: v.consistent, violated: v.violated, flags: v.flags };
@@ -91,9 +98,9 @@ export function compileModelFiles(files: ModelFiles): CatModel {
     description: describeFiles(files, compiled.title),
     compiled,
     files,
-    // No pruning of the explorer's own (see the header): every branch is explored.
+    // No load-buffering pruning (see the header): every guess is explored.
     mayCycleThrough: () => true,
-    lockOrders: () => false,
+    lockOrders: (a, b) => (lockOrders ??= lockOrdersOf(compiled, opts.skipChecks))(a, b),
     // Coherence and atomicity are this model's to judge: the explorer builds incoherent candidates too.
     judgesCoherence: true,
     prefixSafeFor,
