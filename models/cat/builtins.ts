@@ -15,7 +15,7 @@ import { EventSet, Relation } from '../../src/relation/relation.js';
 import type { CatPos } from './ast.js';
 import type { Stage } from './compile.js';
 import { ModelError } from './lexer.js';
-import { asRelOrNull, asSetOrNull, relValue, setValue, typeName, type Value } from './values.js';
+import { asRelOrNull, asSetOrNull, elementsOf, relValue, setValue, typeName, type Value } from './values.js';
 
 /** Base names and their stage: static ones are fixed by the events, dynamic ones by rf and co. */
 export const BASE_NAMES: ReadonlyMap<string, Stage> = new Map<string, Stage>([
@@ -98,24 +98,6 @@ function needSet(v: Value, what: string, pos: CatPos, n: number): EventSet {
   const s = asSetOrNull(v, n);
   if (!s) throw new ModelError(`${what} takes a set of events, not ${typeName(v)}`, pos);
   return s;
-}
-
-/** The elements of a set, a relation or a set of values, as values (for map and match). */
-export function elementsOf(v: Value, n: number, pos: CatPos): Value[] {
-  switch (v.kind) {
-    case 'empty':
-      return [];
-    case 'set':
-      return v.set.members().map((id) => ({ kind: 'event', id }));
-    case 'universe':
-      return Array.from({ length: n }, (_, id) => ({ kind: 'event', id }));
-    case 'rel':
-      return v.rel.pairs().map(([from, to]) => ({ kind: 'pair', from, to }));
-    case 'values':
-      return v.elems;
-    default:
-      throw new ModelError(`expected a set, not ${typeName(v)}`, pos);
-  }
 }
 
 /** The natives, by name: in the model they are `%name`, bound to their names by stdlib.cat and cross.cat. */

@@ -15,41 +15,16 @@ import type { Event } from '../../src/events/event.js';
 import type { Execution } from '../../src/model/execution.js';
 import { lockReadMayTake } from '../../src/explore/locks.js';
 import { EventSet, lasting, Relation } from '../../src/relation/relation.js';
-import type { Binding, CatExpr, CatInstr, CatPos, Condition, Pattern } from './ast.js';
-import { dynamicBase, elementsOf, NATIVES, staticBase, type NativeContext } from './builtins.js';
+import type { CatExpr, CatInstr, CatPos } from './ast.js';
+import { dynamicBase, NATIVES, staticBase, type NativeContext } from './builtins.js';
+import { bindPattern, CatCode, CatFailure, solveRec, type Code, type Locals, type Run } from './code.js';
 import { patternNames, tagSetName, type CompiledCat } from './compile.js';
 import { ModelError } from './lexer.js';
-import { asRelOrNull, asSetOrNull, EMPTY, relValue, sameValue, setValue, typeName, UNIVERSE, type Choices, type Value } from './values.js';
-
-/** A value of an unknown name, or an error inside `try`: what `try ... with` catches. */
-class CatFailure extends Error {}
+import { isEmptyValue } from './operators.js';
+import { asRelOrNull, asSetOrNull, elementsOf, EMPTY, relValue, typeName, type Choices, type Value } from './values.js';
 
 /** `with X from S` found no element of S in the candidate: it is not one of the model's candidates. */
 class NotGenerated extends Error {}
-
-/** Local names (function parameters, `let ... in`), innermost first. */
-interface Locals {
-  name: string;
-  value: Value;
-  next: Locals | null;
-}
-
-function lookupLocal(l: Locals | null, name: string): Value | undefined {
-  for (let c = l; c; c = c.next) if (c.name === name) return c.value;
-  return undefined;
-}
-
-function bindPattern(p: Pattern, v: Value, locals: Locals | null, pos: CatPos): Locals | null {
-  if (p.kind === 'var') return p.name === null ? locals : { name: p.name, value: v, next: locals };
-  if (v.kind !== 'tuple' || v.elems.length !== p.names.length) {
-    throw new ModelError(`expected a tuple of ${p.names.length}, found ${typeName(v)}`, pos);
-  }
-  let l = locals;
-  p.names.forEach((n, i) => {
-    if (n !== null) l = { name: n, value: v.elems[i], next: l };
-  });
-  return l;
-}
 
 /** Why a candidate is rejected, or the flags it raises. */
 export interface CatVerdict {
@@ -71,12 +46,16 @@ export interface RunOptions {
  * The values of one model for one event structure (static slots) or one
  * candidate (the others, reading static ones from `statics`).
  */
-class Evaluator implements NativeContext {
+class Evaluator implements NativeContext, Run {
   readonly slots: (Value | undefined)[];
   /** Checks (by instruction index) whose static outcome is known. */
   readonly staticTests = new Map<number, boolean>();
+  /** Values of hoisted subexpressions (see models/cat/code.ts), computed once per structure. */
+  private readonly hoistedValues: (Value | undefined)[] = [];
+  readonly invariants: (Value | undefined)[] = [];
   constructor(
     readonly cat: CompiledCat,
+    readonly code: CatCode,
     public x: Execution,
     readonly opts: RunOptions,
     readonly statics: Evaluator | null,
@@ -91,13 +70,22 @@ class Evaluator implements NativeContext {
     }
   }
 
-  /** Values of hoisted subexpressions (see CatExpr), computed once per structure. */
-  private readonly hoisted = new Map<CatExpr, Value>();
+  get n(): number {
+    return this.x.n;
+  }
 
-  hoistedValue(e: CatExpr): Value {
-    let v = this.hoisted.get(e);
-    if (!v) this.hoisted.set(e, (v = lasting(() => this.expr(e, null))));
-    return v;
+  get variants(): ReadonlySet<string> {
+    return this.opts.variants;
+  }
+
+  hoisted(index: number, code: Code): Value {
+    const st = this.statics;
+    if (!st) return code(this, null);
+    return st.hoistedValues[index] ?? (st.hoistedValues[index] = lasting(() => code(st, null)));
+  }
+
+  slot(slot: number, pos: CatPos): Value {
+    return this.slots[slot] ?? this.value(slot, pos);
   }
 
   /** The value of a slot, computed (once) when first asked for. */
@@ -105,7 +93,7 @@ class Evaluator implements NativeContext {
     const known = this.slots[slot];
     if (known) return known;
     const info = this.cat.slots[slot];
-    if (info.stage === 'static' && this.statics) return this.statics.value(slot, pos);
+    if (info.stage === 'static' && this.statics) return (this.slots[slot] = this.statics.value(slot, pos));
     if (info.instr < 0) {
       const native = NATIVES.get(info.name.replace(/^%/, ''));
       if (native) return (this.slots[slot] = { kind: 'function', name: info.name, apply: (arg, p) => native(arg, p, this) });
@@ -154,7 +142,7 @@ class Evaluator implements NativeContext {
   /** let rec: functions see themselves; other values are the least fixpoint from empty. */
   private defineRec(ins: CatInstr & { kind: 'let' }, slots: number[]): void {
     for (const s of slots) this.slots[s] = EMPTY;
-    solveRec(ins.bindings, ins.pos, this.x.n, (b) => this.expr(b.expr, null), {
+    solveRec(this.code.recOf(ins, slots), ins.pos, this, null, {
       get: (k) => this.slots[slots[k]]!,
       set: (k, v) => {
         this.slots[slots[k]] = v;
@@ -168,265 +156,7 @@ class Evaluator implements NativeContext {
   }
 
   expr(e: CatExpr, locals: Locals | null): Value {
-    if (e.hoisted && this.statics) return this.statics.hoistedValue(e);
-    const n = this.x.n;
-    switch (e.kind) {
-      case 'var': {
-        const ref = e.ref;
-        if (!ref || ref.kind === 'local') {
-          const v = lookupLocal(locals, e.name);
-          if (v) return v;
-          throw new ModelError(`unknown name "${e.name}"`, e.pos);
-        }
-        if (ref.kind === 'unbound') throw new CatFailure(`unknown name "${e.name}"`);
-        return this.value(ref.slot, e.pos);
-      }
-      case 'empty':
-        return EMPTY;
-      case 'universe':
-        return UNIVERSE;
-      case 'tag':
-        return { kind: 'tag', name: e.name };
-      case 'explicit':
-        return this.explicit(e.elems.map((x) => this.expr(x, locals)));
-      case 'tuple':
-        return { kind: 'tuple', elems: e.elems.map((x) => this.expr(x, locals)) };
-      case 'unary':
-        return this.unary(e.op, this.expr(e.arg, locals), e.pos);
-      case 'binary': {
-        if (e.op === 'seq') return this.sequence(e.args, locals);
-        let acc = this.expr(e.args[0], locals);
-        for (let k = 1; k < e.args.length; k++) acc = this.binary(e.op, acc, this.expr(e.args[k], locals), e.args[k].pos);
-        return acc;
-      }
-      case 'app':
-        return this.apply(this.expr(e.fn, locals), this.expr(e.arg, locals), e.pos);
-      case 'fun':
-        return { kind: 'function', name: e.name, apply: (arg, pos) => this.expr(e.body, bindPattern(e.param, arg, locals, pos)) };
-      case 'let': {
-        if (e.rec) return this.letRecIn(e, locals);
-        let inner = locals;
-        for (const b of e.bindings) inner = bindPattern(b.pattern, this.expr(b.expr, locals), inner, b.pos);
-        return this.expr(e.body, inner);
-      }
-      case 'try':
-        try {
-          return this.expr(e.body, locals);
-        } catch (err) {
-          if (err instanceof CatFailure || err instanceof ModelError) return this.expr(e.otherwise, locals);
-          throw err;
-        }
-      case 'if':
-        return this.condition(e.cond, locals) ? this.expr(e.then, locals) : this.expr(e.otherwise, locals);
-      case 'match-tag': {
-        const v = this.expr(e.subject, locals);
-        if (v.kind !== 'tag') throw new ModelError(`match on tags needs a tag, not ${typeName(v)}`, e.pos);
-        const c = e.clauses.find((k) => k.tag === v.name);
-        if (c) return this.expr(c.body, locals);
-        if (e.fallback) return this.expr(e.fallback, locals);
-        throw new ModelError(`no clause for the tag '${v.name}`, e.pos);
-      }
-      case 'match-set': {
-        const v = this.expr(e.subject, locals);
-        const elems = elementsOf(v, n, e.pos);
-        if (elems.length === 0) return this.expr(e.ifEmpty, locals);
-        const [first, ...rest] = elems;
-        let inner = locals;
-        if (e.elem !== null) inner = { name: e.elem, value: first, next: inner };
-        if (e.rest !== null) inner = { name: e.rest, value: this.rebuild(v, rest), next: inner };
-        return this.expr(e.body, inner);
-      }
-    }
-  }
-
-  /**
-   * r1 ; r2 ; ... with each `[S]` applied as a restriction of its
-   * neighbour (`[S] ; r` keeps r's rows in S, `r ; [S]` its columns), not
-   * composed as an identity relation: the same relation, n times cheaper.
-   */
-  private sequence(args: CatExpr[], locals: Locals | null): Value {
-    const n = this.x.n;
-    let acc: Relation | null = null;
-    let pendingRows: EventSet | null = null;
-    for (const a of args) {
-      if (a.kind === 'unary' && a.op === 'toid') {
-        const v = this.expr(a.arg, locals);
-        const s = asSetOrNull(v, n);
-        if (!s) throw new ModelError(`[...] takes a set of events, not ${typeName(v)}`, a.pos);
-        if (acc) acc = acc.restrict(undefined, s);
-        else pendingRows = pendingRows ? pendingRows.and(s) : s;
-        continue;
-      }
-      const v = this.expr(a, locals);
-      const r = asRelOrNull(v, n);
-      if (!r) throw new ModelError(`; takes relations, not ${typeName(v)}`, a.pos);
-      if (acc) acc = acc.seq(r);
-      else acc = pendingRows ? r.restrict(pendingRows) : r;
-      pendingRows = null;
-    }
-    return relValue(acc ?? pendingRows!.id());
-  }
-
-  /** The rest of a set after its first element, as a value of the set's own kind. */
-  private rebuild(of: Value, rest: Value[]): Value {
-    if (rest.length === 0) return EMPTY;
-    if (of.kind === 'set' || of.kind === 'universe') return setValue(EventSet.of(this.x.n, rest.map((v) => (v as { id: number }).id)));
-    if (of.kind === 'rel') return relValue(Relation.fromPairs(this.x.n, rest.map((v) => { const p = v as { from: number; to: number }; return [p.from, p.to]; })));
-    return { kind: 'values', elems: rest };
-  }
-
-  private letRecIn(e: CatExpr & { kind: 'let' }, locals: Locals | null): Value {
-    // One cell per binding, in scope in every binding and in the body.
-    let inner = locals;
-    const cells = e.bindings.map((b) => {
-      const name = patternNames(b.pattern)[0];
-      if (name === null) return null;
-      inner = { name, value: EMPTY, next: inner };
-      return inner;
-    });
-    solveRec(e.bindings, e.pos, this.x.n, (b) => this.expr(b.expr, inner), {
-      get: (k) => cells[k]?.value ?? EMPTY,
-      set: (k, v) => {
-        const cell = cells[k];
-        if (cell) cell.value = v;
-      },
-    });
-    return this.expr(e.body, inner);
-  }
-
-  private explicit(elems: Value[]): Value {
-    if (elems.length === 0) return EMPTY;
-    if (elems.every((v) => v.kind === 'event')) return setValue(EventSet.of(this.x.n, elems.map((v) => (v as { id: number }).id)));
-    if (elems.every((v) => v.kind === 'pair')) {
-      return relValue(Relation.fromPairs(this.x.n, elems.map((v) => { const p = v as { from: number; to: number }; return [p.from, p.to]; })));
-    }
-    return { kind: 'values', elems: dedupe(elems, this.x.n) };
-  }
-
-  condition(c: Condition, locals: Locals | null): boolean {
-    switch (c.kind) {
-      case 'variant':
-        return this.opts.variants.has(c.name);
-      case 'equal':
-        return sameValue(this.expr(c.left, locals), this.expr(c.right, locals), this.x.n);
-      case 'subset': {
-        const a = this.expr(c.left, locals);
-        const b = this.expr(c.right, locals);
-        return this.isEmptyValue(this.binary('diff', a, b, c.pos));
-      }
-      case 'in': {
-        const a = this.expr(c.left, locals);
-        const b = this.expr(c.right, locals);
-        if (a.kind === 'event') return asSetOrNull(b, this.x.n)?.has(a.id) ?? false;
-        if (a.kind === 'pair') return asRelOrNull(b, this.x.n)?.has(a.from, a.to) ?? false;
-        return elementsOf(b, this.x.n, c.pos).some((v) => sameValue(v, a, this.x.n));
-      }
-    }
-  }
-
-  isEmptyValue(v: Value): boolean {
-    switch (v.kind) {
-      case 'empty':
-        return true;
-      case 'set':
-        return v.set.isEmpty();
-      case 'rel':
-        return v.rel.isEmpty();
-      case 'universe':
-        return this.x.n === 0;
-      case 'values':
-        return v.elems.length === 0;
-      default:
-        return false;
-    }
-  }
-
-  private unary(op: string, v: Value, pos: CatPos): Value {
-    const n = this.x.n;
-    if (op === 'toid') {
-      const s = asSetOrNull(v, n);
-      if (!s) throw new ModelError(`[...] takes a set of events, not ${typeName(v)}`, pos);
-      return relValue(s.id());
-    }
-    if (op === 'comp') {
-      if (v.kind === 'set') return setValue(v.set.complement());
-      if (v.kind === 'universe') return setValue(new EventSet(n));
-      if (v.kind === 'rel') return relValue(Relation.where(n, (a, b) => !v.rel.has(a, b)));
-      if (v.kind === 'empty') return UNIVERSE;
-      throw new ModelError(`~ takes a set or a relation, not ${typeName(v)}`, pos);
-    }
-    const r = asRelOrNull(v, n);
-    if (!r) throw new ModelError(`${op === 'inv' ? '^-1' : op === 'star' ? '*' : op === 'plus' ? '+' : '?'} takes a relation, not ${typeName(v)}`, pos);
-    switch (op) {
-      case 'star':
-        return relValue(r.star());
-      case 'plus':
-        return relValue(r.plus());
-      case 'opt':
-        return relValue(r.opt());
-      default:
-        return relValue(r.inv());
-    }
-  }
-
-  binary(op: string, a: Value, b: Value, pos: CatPos): Value {
-    const n = this.x.n;
-    if (op === 'add') return this.add(a, b, pos);
-    if (op === 'cartesian') {
-      const s = asSetOrNull(a, n);
-      const t = asSetOrNull(b, n);
-      if (!s || !t) throw new ModelError(`* takes two sets of events, not ${typeName(s ? b : a)}`, pos);
-      return relValue(s.cross(t));
-    }
-    if (op === 'seq') {
-      const r = asRelOrNull(a, n);
-      const s = asRelOrNull(b, n);
-      if (!r || !s) throw new ModelError(`; takes two relations, not ${typeName(r ? b : a)}`, pos);
-      return relValue(r.seq(s));
-    }
-    // union, inter, diff: of sets, of relations, or of sets of values.
-    if (a.kind === 'empty' && b.kind === 'empty') return EMPTY;
-    if (a.kind === 'values' || b.kind === 'values') return this.valueSetOp(op, a, b, pos);
-    const setA = a.kind === 'set' || a.kind === 'universe';
-    const setB = b.kind === 'set' || b.kind === 'universe';
-    if ((setA || a.kind === 'empty') && (setB || b.kind === 'empty')) {
-      const s = asSetOrNull(a, n)!;
-      const t = asSetOrNull(b, n)!;
-      return setValue(op === 'union' ? s.or(t) : op === 'inter' ? s.and(t) : s.minus(t));
-    }
-    const r = asRelOrNull(a, n);
-    const s = asRelOrNull(b, n);
-    if (!r || !s) {
-      const sym = op === 'union' ? '|' : op === 'inter' ? '&' : '\\';
-      throw new ModelError(`${sym} needs two sets or two relations, not ${typeName(a)} and ${typeName(b)}`, pos);
-    }
-    return relValue(op === 'union' ? r.or(s) : op === 'inter' ? r.and(s) : r.minus(s));
-  }
-
-  private valueSetOp(op: string, a: Value, b: Value, pos: CatPos): Value {
-    const n = this.x.n;
-    const ea = elementsOf(a, n, pos);
-    const eb = elementsOf(b, n, pos);
-    const inB = (v: Value) => eb.some((w) => sameValue(v, w, n));
-    const elems = op === 'union' ? dedupe([...ea, ...eb], n) : op === 'inter' ? ea.filter(inB) : ea.filter((v) => !inB(v));
-    return { kind: 'values', elems };
-  }
-
-  /** e ++ S: an event into a set, a pair into a relation, any other value into a set of values. */
-  private add(e: Value, s: Value, pos: CatPos): Value {
-    const n = this.x.n;
-    if (e.kind === 'event' && (s.kind === 'set' || s.kind === 'empty')) {
-      const out = s.kind === 'set' ? s.set.or() : new EventSet(n);
-      out.add(e.id);
-      return setValue(out);
-    }
-    if (e.kind === 'pair' && (s.kind === 'rel' || s.kind === 'empty')) {
-      const out = s.kind === 'rel' ? s.rel.clone() : new Relation(n);
-      out.add(e.from, e.to);
-      return relValue(out);
-    }
-    if (s.kind === 'values' || s.kind === 'empty') return { kind: 'values', elems: dedupe([e, ...(s.kind === 'values' ? s.elems : [])], n) };
-    throw new ModelError(`++ adds an element to a set, not ${typeName(e)} to ${typeName(s)}`, pos);
+    return this.code.of(e)(this, locals);
   }
 
   /** The one element of a `with` source that this candidate's rf and co contain, or null. */
@@ -500,7 +230,7 @@ class Evaluator implements NativeContext {
   holds(ins: CatInstr & { kind: 'test' }, locals: Locals | null): boolean {
     const v = this.expr(ins.expr, locals);
     let ok: boolean;
-    if (ins.test === 'empty') ok = this.isEmptyValue(v);
+    if (ins.test === 'empty') ok = isEmptyValue(v, this.x.n);
     else {
       const r = asRelOrNull(v, this.x.n);
       if (!r) throw new ModelError(`${ins.test} takes a relation, not ${typeName(v)}`, ins.pos);
@@ -525,40 +255,6 @@ function openOrLastOwn(events: readonly Event[], read: Event): { open: number; l
   return { open, lastUnlock };
 }
 
-/**
- * let rec: functions see themselves (one pass); other values are the least
- * fixpoint from empty, each binding seeing the values the bindings before
- * it just got (herd's order: the simultaneous order matches RCU sections wrongly).
- */
-function solveRec(
-  bindings: readonly Binding[],
-  pos: CatPos,
-  n: number,
-  evaluate: (b: Binding) => Value,
-  cells: { get(k: number): Value; set(k: number, v: Value): void },
-): void {
-  if (bindings.every((b) => b.expr.kind === 'fun')) {
-    bindings.forEach((b, k) => cells.set(k, evaluate(b)));
-    return;
-  }
-  for (let round = 0; ; round++) {
-    if (round > 10_000) throw new ModelError('let rec: no fixpoint reached', pos);
-    let changed = false;
-    bindings.forEach((b, k) => {
-      const v = evaluate(b);
-      if (!sameValue(v, cells.get(k), n)) changed = true;
-      cells.set(k, v);
-    });
-    if (!changed) return;
-  }
-}
-
-function dedupe(vs: Value[], n: number): Value[] {
-  const out: Value[] = [];
-  for (const v of vs) if (!out.some((w) => sameValue(v, w, n))) out.push(v);
-  return out;
-}
-
 /** The model for every candidate of one event structure. */
 export class StructureRun {
   private readonly statics: Evaluator;
@@ -567,6 +263,8 @@ export class StructureRun {
   private readonly baseWrites: EventSet;
   constructor(
     private readonly cat: CompiledCat,
+    /** The model's expressions as closures (one CatCode per model, shared by its structures). */
+    private readonly code: CatCode,
     first: Execution,
     private readonly opts: RunOptions,
     /** The checks that may judge a partial execution (models/cat/monotone.ts). */
@@ -574,14 +272,14 @@ export class StructureRun {
   ) {
     const tagSets = new Map([...cat.tags].map((t) => [t, tagSetName(t)] as [string, string]));
     const base = lasting(() => staticBase(first, tagSets));
-    this.statics = lasting(() => new Evaluator(cat, first, opts, null, base, null));
+    this.statics = lasting(() => new Evaluator(cat, code, first, opts, null, base, null));
     this.baseReads = asSetOrNull(base.get('R')!, first.n)!;
     this.baseWrites = asSetOrNull(base.get('W')!, first.n)!;
   }
 
   private candidate(x: Execution): Evaluator {
     this.statics.x = x;
-    return new Evaluator(this.cat, x, this.opts, this.statics, dynamicBase(x, this.baseReads, this.baseWrites), x.rel.rf.or(x.rel.co));
+    return new Evaluator(this.cat, this.code, x, this.opts, this.statics, dynamicBase(x, this.baseReads, this.baseWrites), x.rel.rf.or(x.rel.co));
   }
 
   /** Judges a candidate of this structure. `prefix`: a partial execution (a `with` that finds nothing is no verdict). */

@@ -21,6 +21,7 @@ import { scratch } from '../../src/relation/relation.js';
 import type { CatExpr } from './ast.js';
 import { compileCat, fingerprintOf, type CompiledCat } from './compile.js';
 import { LIBRARY } from './library.js';
+import { CatCode } from './code.js';
 import { StructureRun } from './evaluate.js';
 import { lockOrdersOf } from './lock-order.js';
 import { prefixSafeChecks } from './monotone.js';
@@ -81,10 +82,11 @@ export function compileModelFiles(files: ModelFiles): CatModel {
     if (!safe) safeByProgram.set(p, (safe = prefixSafeChecks(compiled, absentSets(p))));
     return safe;
   };
+  const code = new CatCode();
   const runs = new WeakMap<object, StructureRun>();
   const runOf = (x: Execution) => {
     let r = runs.get(x.structure);
-    if (!r) runs.set(x.structure, (r = new StructureRun(compiled, x, opts, prefixSafeFor(x.program))));
+    if (!r) runs.set(x.structure, (r = new StructureRun(compiled, code, x, opts, prefixSafeFor(x.program))));
     return r;
   };
   // Decided when the explorer first asks (a digest of the checks, a few ms).

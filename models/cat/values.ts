@@ -7,6 +7,7 @@
 
 import type { CatInstr, CatPos, Pattern } from './ast.js';
 import { EventSet, Relation } from '../../src/relation/relation.js';
+import { ModelError } from './lexer.js';
 
 export type Value =
   | { kind: 'set'; set: EventSet }
@@ -113,4 +114,22 @@ export function asRelOrNull(v: Value, n: number): Relation | null {
   if (v.kind === 'rel') return v.rel;
   if (v.kind === 'empty') return Relation.empty(n);
   return null;
+}
+
+/** The elements of a set, a relation or a set of values, as values (for map and match). */
+export function elementsOf(v: Value, n: number, pos: CatPos): Value[] {
+  switch (v.kind) {
+    case 'empty':
+      return [];
+    case 'set':
+      return v.set.members().map((id) => ({ kind: 'event', id }));
+    case 'universe':
+      return Array.from({ length: n }, (_, id) => ({ kind: 'event', id }));
+    case 'rel':
+      return v.rel.pairs().map(([from, to]) => ({ kind: 'pair', from, to }));
+    case 'values':
+      return v.elems;
+    default:
+      throw new ModelError(`expected a set, not ${typeName(v)}`, pos);
+  }
 }
