@@ -251,7 +251,8 @@ class Resolver {
         const inner = withNames(locals, names);
         const out = e.bindings.map((b) => sub(b.expr, e.rec ? inner : locals));
         out.push(sub(e.body, inner));
-        return out.map(([x, r]) => [x, { ...r, local: true }]);
+        // A let rec's bindings read each other; a plain let's read only what is outside it (`let ww = po-loc & (W * W) in ...`).
+        return e.rec ? out.map(([x, r]) => [x, { ...r, local: true }]) : out;
       }
       case 'try': {
         this.inTry++;

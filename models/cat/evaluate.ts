@@ -53,6 +53,8 @@ class Evaluator implements NativeContext, Run {
   /** Values of hoisted subexpressions (see models/cat/code.ts), computed once per structure. */
   private readonly hoistedValues: (Value | undefined)[] = [];
   readonly invariants: (Value | undefined)[] = [];
+  /** The `cross` parts whose choices are known to be sources the explorer builds (refuseUnbuiltSources; the static run's). */
+  private sourcesChecked: WeakSet<Value> | undefined;
   constructor(
     readonly cat: CompiledCat,
     readonly code: CatCode,
@@ -127,11 +129,21 @@ class Evaluator implements NativeContext, Run {
     } else if (ins.kind === 'procedure') {
       this.slots[ci.defines[0]] = { kind: 'procedure', name: ins.name, param: ins.param, body: ins.body };
     } else if (ins.kind === 'with') {
-      if (!this.truth) throw new ModelError(`"${ins.name}" is chosen per candidate`, ins.pos);
-      const chosen = this.choose(this.expr(ins.from, null), ins.pos, this.truth);
-      if (!chosen) throw new NotGenerated(ins.name);
-      this.slots[ci.defines[0]] = chosen;
+      if (!this.chosen(i)) throw new NotGenerated(ins.name);
     }
+  }
+
+  /** Whether `with` instruction i finds its element in the candidate (then its slot holds it). */
+  chosen(i: number): boolean {
+    const ci = this.cat.instrs[i];
+    const ins = ci.instr;
+    if (ins.kind !== 'with') throw new Error('internal: not a with');
+    if (this.slots[ci.defines[0]]) return true;
+    if (!this.truth) throw new ModelError(`"${ins.name}" is chosen per candidate`, ins.pos);
+    const chosen = this.choose(this.expr(ins.from, null), ins.pos, this.truth);
+    if (!chosen) return false;
+    this.slots[ci.defines[0]] = chosen;
+    return true;
   }
 
   private tupleElem(v: Value, j: number, name: string | null, pos: CatPos): Value {
@@ -170,30 +182,24 @@ class Evaluator implements NativeContext, Run {
   private contained(v: Value, truth: Relation, pos: CatPos): boolean {
     const r = asRelOrNull(v, this.x.n);
     if (!r) throw new ModelError(`with ... from: the candidates must be relations, not ${typeName(v)}`, pos);
-    return r.minus(truth).isEmpty();
+    return r.includedIn(truth);
   }
 
   private chooseFrom(c: Choices, pos: CatPos, truth: Relation): Value | null {
     const n = this.x.n;
     if (c.kind === 'linearisations') {
-      const t = truth.restrict(c.over, c.over);
       // A strict total order of the set that extends the partial order.
-      if (!c.order.restrict(c.over, c.over).minus(t).isEmpty()) return null;
-      if (!t.irreflexive() || !t.seq(t).minus(t).isEmpty()) return null;
-      const members = c.over.members();
-      for (let i = 0; i < members.length; i++) {
-        for (let j = i + 1; j < members.length; j++) if (!t.has(members[i], members[j]) && !t.has(members[j], members[i])) return null;
-      }
-      return relValue(t);
+      if (!c.order.includedIn(truth, c.over) || !truth.isStrictTotalOrderOn(c.over)) return null;
+      return relValue(truth.restrict(c.over, c.over));
     }
-    let acc = new Relation(n);
+    const acc = new Relation(n);
     for (const part of c.parts) {
       this.refuseUnbuiltSources(part, pos);
       const chosen = this.choose(part, pos, truth);
       if (!chosen) return null;
       const r = asRelOrNull(chosen, n);
       if (!r) throw new ModelError(`with ... from: the candidates must be relations, not ${typeName(chosen)}`, pos);
-      acc = acc.or(r);
+      acc.addAll(r);
     }
     return relValue(acc);
   }
@@ -206,6 +212,10 @@ class Evaluator implements NativeContext, Run {
    */
   private refuseUnbuiltSources(part: Value, pos: CatPos): void {
     if (part.kind !== 'values') return;
+    // The parts are the structure's (lock.cat's are static): each is looked at once.
+    const st = this.statics ?? this;
+    const checked = (st.sourcesChecked ??= new WeakSet());
+    if (checked.has(part)) return;
     const events = this.x.events;
     for (const choice of part.elems) {
       const r = asRelOrNull(choice, this.x.n);
@@ -224,6 +234,7 @@ class Evaluator implements NativeContext, Run {
         }
       });
     }
+    checked.add(part);
   }
 
   /** Whether a test's condition holds. */
@@ -289,12 +300,8 @@ export class StructureRun {
     for (let i = 0; i < this.cat.instrs.length; i++) {
       const ci = this.cat.instrs[i];
       if (ci.instr.kind === 'with') {
-        try {
-          ev.value(ci.defines[0], ci.instr.pos);
-        } catch (e) {
-          if (!(e instanceof NotGenerated)) throw e;
-          return { consistent: prefix, violated: prefix ? undefined : `with ${ci.instr.name}`, flags: [], notGenerated: true };
-        }
+        // Not thrown: a prefix often has no such element yet (its coherence order not total).
+        if (!ev.chosen(i)) return { consistent: prefix, violated: prefix ? undefined : `with ${ci.instr.name}`, flags: [], notGenerated: true };
         continue;
       }
       // A prefix is judged by the checks that only grow with it; flags wait for the whole execution.

@@ -48,7 +48,7 @@ export function binary(op: BinaryOp, a: Value, b: Value, n: number, pos: CatPos)
     return relValue(r.seq(s));
   }
   // union, inter, diff: of relations (the common case first), of sets, or of sets of values.
-  if (a.kind === 'rel' && b.kind === 'rel') return relValue(op === 'union' ? a.rel.or(b.rel) : op === 'inter' ? a.rel.and(b.rel) : a.rel.minus(b.rel));
+  if (a.kind === 'rel' && b.kind === 'rel') return relations(op, a, b);
   if (a.kind === 'empty' && b.kind === 'empty') return EMPTY;
   if (a.kind === 'values' || b.kind === 'values') return valueSetOp(op, a, b, n, pos);
   const setA = a.kind === 'set' || a.kind === 'universe';
@@ -65,6 +65,19 @@ export function binary(op: BinaryOp, a: Value, b: Value, n: number, pos: CatPos)
     throw new ModelError(`${sym} needs two sets or two relations, not ${typeName(a)} and ${typeName(b)}`, pos);
   }
   return relValue(op === 'union' ? r.or(s) : op === 'inter' ? r.and(s) : r.minus(s));
+}
+
+/**
+ * r | s, r & s, r \ s. Values are never changed once made, so an operand
+ * is the result where the other is empty (most of a model's relations are,
+ * in a given test): no new relation.
+ */
+function relations(op: BinaryOp, a: Value & { kind: 'rel' }, b: Value & { kind: 'rel' }): Value {
+  const r = a.rel;
+  const s = b.rel;
+  if (op === 'union') return s.isEmpty() ? a : r.isEmpty() ? b : relValue(r.or(s));
+  if (op === 'inter') return r.isEmpty() ? a : s.isEmpty() ? b : relValue(r.and(s));
+  return r.isEmpty() || s.isEmpty() ? a : relValue(r.minus(s));
 }
 
 function valueSetOp(op: BinaryOp, a: Value, b: Value, n: number, pos: CatPos): Value {
@@ -105,16 +118,17 @@ export class Sequence {
   /** ; [S] */
   restrictTo(v: Value, pos: CatPos): void {
     const s = needSet(v, this.n, '[...]', pos);
-    if (this.acc) this.acc = this.acc.restrict(undefined, s);
+    if (this.acc) this.acc = this.acc.isEmpty() ? this.acc : this.acc.restrict(undefined, s);
     else this.pendingRows = this.pendingRows ? this.pendingRows.and(s) : s;
   }
 
-  /** ; r */
+  /** ; r (an empty factor makes the whole empty: nothing composed from there on). */
   then(v: Value, pos: CatPos): void {
     const r = asRelOrNull(v, this.n);
     if (!r) throw new ModelError(`; takes relations, not ${typeName(v)}`, pos);
-    if (this.acc) this.acc = this.acc.seq(r);
-    else this.acc = this.pendingRows ? r.restrict(this.pendingRows) : r;
+    const acc = this.acc;
+    if (acc) this.acc = acc.isEmpty() ? acc : r.isEmpty() ? r : acc.seq(r);
+    else this.acc = this.pendingRows && !r.isEmpty() ? r.restrict(this.pendingRows) : r;
     this.pendingRows = null;
   }
 

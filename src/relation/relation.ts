@@ -29,7 +29,9 @@ class Pool {
       this.buf = new Uint32Array(Math.max(this.reuse ? this.buf.length * 2 : this.chunk, len * 4));
       this.off = 0;
     } else if (this.reuse) {
-      this.buf.fill(0, this.off, this.off + len);
+      // A loop is cheaper than fill's call for the few words of most relations.
+      if (len > 64) this.buf.fill(0, this.off, this.off + len);
+      else for (let i = this.off, end = this.off + len; i < end; i++) this.buf[i] = 0;
     }
     const o = this.off;
     this.off += len;
@@ -272,7 +274,20 @@ export class Relation {
   /** r^-1 */
   inv(): Relation {
     const r = new Relation(this.n);
-    this.forEach((a, b) => r.add(b, a));
+    const w = this.w;
+    for (let i = 0; i < this.n; i++) {
+      const iw = i >>> 5;
+      const ibit = 1 << (i & 31);
+      for (let k = 0; k < w; k++) {
+        let word = this.buf[this.off + i * w + k];
+        while (word !== 0) {
+          const bit = word & -word;
+          const j = (k << 5) + (31 - Math.clz32(bit));
+          word ^= bit;
+          r.buf[r.off + j * w + iw] |= ibit;
+        }
+      }
+    }
     return r;
   }
 
@@ -285,6 +300,10 @@ export class Relation {
     const xo = r.off;
     for (let k = 0; k < n; k++) {
       const kb = xo + k * w;
+      // Nothing to pass on through k when it has no successor (most events, in most relations).
+      let any = 0;
+      for (let m = 0; m < w; m++) any |= x[kb + m];
+      if (any === 0) continue;
       const kw = k >>> 5;
       const kbit = 1 << (k & 31);
       for (let i = 0; i < n; i++) {
@@ -358,6 +377,48 @@ export class Relation {
     const len = this.n * this.w;
     for (let i = 0; i < len; i++) if (this.buf[this.off + i] !== x.buf[x.off + i]) return false;
     return true;
+  }
+
+  /** Whether r ⊆ x (within s × s when s is given), without building r \ x. */
+  includedIn(x: Relation, s?: EventSet): boolean {
+    const w = this.w;
+    for (let i = 0; i < this.n; i++) {
+      if (s && !s.has(i)) continue;
+      const a = this.off + i * w;
+      const b = x.off + i * w;
+      for (let m = 0; m < w; m++) if ((this.buf[a + m] & ~x.buf[b + m] & (s ? s.buf[s.off + m] : 0xffffffff)) !== 0) return false;
+    }
+    return true;
+  }
+
+  /**
+   * Whether the relation, within s × s, is a strict total order of s. An
+   * irreflexive relation on m events that relates every two of them one
+   * way or the other is one exactly when its events have the m distinct
+   * out-degrees 0 .. m-1 (a transitive tournament): no composition needed.
+   */
+  isStrictTotalOrderOn(s: EventSet): boolean {
+    const members = s.members();
+    const m = members.length;
+    const degrees = new Uint8Array(m);
+    const w = this.w;
+    for (const a of members) {
+      if (this.has(a, a)) return false;
+      let d = 0;
+      for (let k = 0; k < w; k++) d += popcount(this.buf[this.off + a * w + k] & s.buf[s.off + k]);
+      if (d >= m || degrees[d]) return false;
+      degrees[d] = 1;
+    }
+    for (let i = 0; i < m; i++) {
+      for (let j = i + 1; j < m; j++) if (!this.has(members[i], members[j]) && !this.has(members[j], members[i])) return false;
+    }
+    return true;
+  }
+
+  /** Adds every pair of x (this |= x). */
+  addAll(x: Relation): void {
+    const len = this.n * this.w;
+    for (let i = 0; i < len; i++) this.buf[this.off + i] |= x.buf[x.off + i];
   }
 
   acyclic(): boolean {
@@ -517,6 +578,12 @@ export class Relation {
     }
     return null;
   }
+}
+
+function popcount(v: number): number {
+  v -= (v >>> 1) & 0x55555555;
+  v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
+  return (((v + (v >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
 /** The least fixpoint of f, starting from the empty relation (cat's `let rec`). */
