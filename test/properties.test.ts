@@ -572,6 +572,7 @@ describe('pruning is sound for every model', () => {
     ...m,
     mayCycleThrough: () => true,
     lockOrders: () => false,
+    judgesCoherence: () => true,
     check: (x, opts) => (opts?.prefix ? { consistent: true, flags: [] } : m.check(x)),
   });
   // checkEveryPrefix: the prefix checks (deferred past fences, skipped for

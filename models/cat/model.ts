@@ -25,6 +25,7 @@ import { CatCode } from './code.js';
 import { StructureRun } from './evaluate.js';
 import { lockOrdersOf } from './lock-order.js';
 import { prefixSafeChecks } from './monotone.js';
+import { impliesCoherence } from './implied.js';
 import { fileSource, readModelText, type ModelFiles } from './files.js';
 import { ModelError } from './lexer.js';
 
@@ -83,6 +84,7 @@ export function compileModelFiles(files: ModelFiles): CatModel {
     return safe;
   };
   const code = new CatCode();
+  const coherenceImplied = impliesCoherence(compiled, opts.skipChecks);
   const runs = new WeakMap<object, StructureRun>();
   const runOf = (x: Execution) => {
     let r = runs.get(x.structure);
@@ -103,8 +105,9 @@ export function compileModelFiles(files: ModelFiles): CatModel {
     // No load-buffering pruning (see the header): every guess is explored.
     mayCycleThrough: () => true,
     lockOrders: (a, b) => (lockOrders ??= lockOrdersOf(compiled, opts.skipChecks))(a, b),
-    // Coherence and atomicity are this model's to judge: the explorer builds incoherent candidates too.
-    judgesCoherence: true,
+    // Coherence and atomicity are this model's to judge (the explorer then builds incoherent candidates
+    // too), unless its own checks reject every candidate the explorer's filter drops (models/cat/implied.ts).
+    judgesCoherence: (p: Program) => usesSpinlocks(p) || !coherenceImplied,
     prefixSafeFor,
     check(x: Execution, o?: { prefix?: boolean }): Verdict {
       // A prefix is judged only by the checks that can only grow with it (models/cat/monotone.ts).
@@ -134,8 +137,12 @@ function refuseLegacyEvents(compiled: CompiledCat, variants: ReadonlySet<string>
 
 /** The base sets a program's code never produces: lock.cat's events, in a test that takes no lock. */
 function absentSets(p: Program): Set<string> {
-  const locking = p.threads.some((t) => t.code.some((i) => i.op === 'prim' && effectOf(i.prim).object === 'spinlock'));
-  return new Set(locking ? [] : ['LKR', 'LKW', 'UL', 'LF', 'RL', 'RU']);
+  return new Set(usesSpinlocks(p) ? [] : ['LKR', 'LKW', 'UL', 'LF', 'RL', 'RU']);
+}
+
+/** Whether a program's code takes, releases or tests a spinlock. */
+function usesSpinlocks(p: Program): boolean {
+  return p.threads.some((t) => t.code.some((i) => i.op === 'prim' && effectOf(i.prim).object === 'spinlock'));
 }
 
 /** The cycle (or offending pair) of the named check, for a forbidden candidate. */

@@ -109,7 +109,7 @@ export function explore(prog: Program, model: Model, opts: ExploreOptions = {}):
 }
 
 function exploreOnce(prog: Program, model: Model, given: ExploreOptions): ExploreResult {
-  const opts = model.judgesCoherence ? { ...given, keepIncoherent: true } : given;
+  const opts = model.judgesCoherence?.(prog) ? { ...given, keepIncoherent: true } : given;
   const s = newState(prog, model, opts);
   prog.locations.forEach((_, loc) => {
     const e = newEvent(s, -1, null, { kind: 'W', loc, value: prog.initValues[loc], annot: 'ONCE' });

@@ -1,5 +1,5 @@
 import type { Event } from '../events/event.js';
-import type { PrimInstr, Thread } from '../program/program.js';
+import type { PrimInstr, Program, Thread } from '../program/program.js';
 import type { Execution } from './execution.js';
 
 export interface Verdict {
@@ -45,10 +45,11 @@ export interface Model {
   latestReadKeepsConsistency?: boolean;
   /**
    * The explorer keeps only coherent, atomic candidates (po-loc | com
-   * acyclic, RMWs atomic) unless the model says it judges that itself: a
-   * model read from files may allow what those axioms forbid.
+   * acyclic, RMWs atomic) unless the model says it judges that itself for
+   * the program at hand: a model read from files may allow what those
+   * axioms forbid.
    */
-  judgesCoherence?: boolean;
+  judgesCoherence?(p: Program): boolean;
   /**
    * `prefix`: the execution is a part of a larger one, being built; the
    * model may check only its cheaper axioms (an answer of consistent is

@@ -1,0 +1,158 @@
+// Whether a compiled model's own checks forbid every candidate the
+// explorer's coherence filter drops (src/explore/coherence.ts: a cycle in
+// po-loc | rf | co | fr at one location, or a read-modify-write with
+// another thread's write coherence-between its read's source and its
+// write). Where they do, the explorer may drop those candidates for the
+// model, as it does for the built-in ones; where they do not (a model that
+// allows incoherent executions, a coherence check skipped with
+// -skipchecks), the model judges coherence itself.
+//
+// The proof is a lower bound: for each definition, relations of herd's
+// base names (po, loc, ext, rf, co, rmw; fr is rf^-1 ; co) that it
+// contains in every candidate the model does not reject otherwise. A union
+// contains what either side contains, an intersection or a sequence the
+// intersections or sequences of what the sides contain, a closure what its
+// relation contains; a difference only when it takes away the identity
+// from relations that have no pair (e, e) in litmus's events (a read is
+// never also a write). Anything else is taken to contain nothing, which
+// only ever proves less. The bound is over herd's base relations, which
+// leave lock operations out (models/cat/builtins.ts), so it speaks for a
+// program without spinlocks only: there, the explorer's accesses are
+// exactly the base relations' events.
+
+import type { CatExpr } from './ast.js';
+import type { CompiledCat } from './compile.js';
+
+/** A relation of base names, written canonically (so that equal relations compare equal as strings). */
+type Term = string;
+
+const inter = (a: Term, b: Term): Term => (a < b ? `(${a}&${b})` : `(${b}&${a})`);
+const seq = (a: Term, b: Term): Term => `(${a};${b})`;
+const inverse = (a: Term): Term | undefined => (/^[a-z]+$/.test(a) ? `${a}^-1` : undefined);
+
+const FR = seq('rf^-1', 'co');
+/** What the explorer's coherence filter needs acyclic, term by term: po-loc, rf, co, fr. */
+const COHERENCE: readonly Term[] = [inter('po', 'loc'), 'rf', 'co', FR];
+/** What its atomicity filter needs empty: rmw & (fre ; coe). */
+const ATOMICITY: Term = inter('rmw', seq(inter(FR, 'ext'), inter('co', 'ext')));
+
+/** herd's base relations a bound may name, and how each is written. */
+const BASE_TERMS: ReadonlyMap<string, Term> = new Map([
+  ['po', 'po'], ['loc', 'loc'], ['ext', 'ext'], ['int', 'int'], ['rf', 'rf'], ['co', 'co'], ['rmw', 'rmw'], ['fr', FR],
+]);
+
+/** Terms with no pair (e, e): strict orders, and relations between reads and writes. */
+const IRREFLEXIVE = new Set<Term>(['po', 'rf', 'co', FR, 'rmw']);
+
+/** Bounds are kept small: dropping terms only proves less. */
+const MAX_TERMS = 32;
+
+/**
+ * Whether the model's checks (not its flags, nor checks named in
+ * `skipChecks`) reject every candidate of a program without spinlocks that
+ * the explorer's coherence and atomicity filter would drop.
+ */
+export function impliesCoherence(cat: CompiledCat, skipChecks: ReadonlySet<string>): boolean {
+  const bound = new LowerBound(cat);
+  let coherence = false;
+  let atomicity = false;
+  for (const ci of cat.instrs) {
+    const ins = ci.instr;
+    if (ins.kind !== 'test' || ins.role !== 'check' || ins.negated) continue;
+    if (ins.name !== undefined && skipChecks.has(ins.name)) continue;
+    const terms = new Set(bound.expr(ins.expr));
+    if (ins.test === 'acyclic' && COHERENCE.every((t) => terms.has(t))) coherence = true;
+    if (terms.has(ATOMICITY)) atomicity = true;
+  }
+  return coherence && atomicity;
+}
+
+/** The lower bounds of a model's definitions, each computed once. */
+class LowerBound {
+  private readonly bySlot = new Map<number, Term[]>();
+  constructor(private readonly cat: CompiledCat) {}
+
+  private slot(slot: number): Term[] {
+    let known = this.bySlot.get(slot);
+    if (!known) {
+      this.bySlot.set(slot, []); // a definition met again while being bounded contributes nothing
+      known = this.slotTerms(slot);
+      this.bySlot.set(slot, known);
+    }
+    return known;
+  }
+
+  private slotTerms(slot: number): Term[] {
+    const s = this.cat.slots[slot];
+    if (s.instr < 0) {
+      const t = BASE_TERMS.get(s.name);
+      return t ? [t] : [];
+    }
+    const ins = this.cat.instrs[s.instr].instr;
+    // litmus's own generate_cos gives the candidate's co (or rejects the candidate).
+    if (ins.kind === 'with') return ins.name === 'co' && this.isLibraryFunction(ins.from) ? ['co'] : [];
+    if (ins.kind !== 'let' || ins.rec) return [];
+    const b = ins.bindings.find((x) => x.pattern.kind === 'var' && x.pattern.name === s.name);
+    return b && b.expr.kind !== 'fun' ? this.expr(b.expr) : [];
+  }
+
+  /** Whether e is an application of litmus's library function generate_cos. */
+  private isLibraryFunction(e: CatExpr): boolean {
+    if (e.kind !== 'app' || e.fn.kind !== 'var' || e.fn.name !== 'generate_cos' || e.fn.ref?.kind !== 'slot') return false;
+    const s = this.cat.slots[e.fn.ref.slot];
+    return s.instr >= 0 && this.cat.instrs[s.instr].instr.pos.file.startsWith('litmus:');
+  }
+
+  expr(e: CatExpr): Term[] {
+    switch (e.kind) {
+      case 'var':
+        return e.ref?.kind === 'slot' ? this.slot(e.ref.slot) : [];
+      case 'unary':
+        if (e.op === 'plus' || e.op === 'star' || e.op === 'opt') return this.expr(e.arg);
+        if (e.op === 'inv') return this.expr(e.arg).map(inverse).filter((t): t is Term => t !== undefined);
+        return [];
+      case 'binary':
+        return this.binary(e.op, e.args);
+      case 'try': {
+        // The body's value, or the fallback's: what both contain.
+        const other = new Set(this.expr(e.otherwise));
+        return this.expr(e.body).filter((t) => other.has(t));
+      }
+      default:
+        return [];
+    }
+  }
+
+  private binary(op: string, args: CatExpr[]): Term[] {
+    const parts = args.map((a) => this.expr(a));
+    switch (op) {
+      case 'union':
+        return capped(parts.flat());
+      case 'inter':
+        return parts.reduce((acc, p) => capped(acc.flatMap((a) => p.map((b) => inter(a, b)))));
+      case 'seq':
+        return parts.reduce((acc, p) => capped(acc.flatMap((a) => p.map((b) => seq(a, b)))));
+      case 'diff':
+        // r \ id is r where r has no pair (e, e).
+        return args.length === 2 && this.isIdentity(args[1]) ? parts[0].filter(irreflexive) : [];
+      default:
+        return [];
+    }
+  }
+
+  /** Whether e is herd's identity relation (the base name id, not a model's own). */
+  private isIdentity(e: CatExpr): boolean {
+    return e.kind === 'var' && e.ref?.kind === 'slot' && this.cat.slots[e.ref.slot].instr < 0 && this.cat.slots[e.ref.slot].name === 'id';
+  }
+}
+
+/** A base term with no pair (e, e), or an intersection with one. */
+function irreflexive(t: Term): boolean {
+  if (IRREFLEXIVE.has(t)) return true;
+  const m = /^\((.*)&(.*)\)$/.exec(t);
+  return m !== null && [m[1], m[2]].some((part) => IRREFLEXIVE.has(part));
+}
+
+function capped(ts: Term[]): Term[] {
+  return [...new Set(ts)].slice(0, MAX_TERMS);
+}
