@@ -11,9 +11,9 @@
 // This file decides, conservatively and per the LKMM's preserved program
 // order, whether a read is ordered before every write its thread may still
 // do: the read is an acquire (or a lock, or a full-barrier RMW that always
-// succeeds), or each later write is marked and is a release, follows a full
-// fence, writes the read's location, or depends (data, address) on the read
-// on every path.
+// succeeds), or each later write is marked and is a release (an unlock
+// too, not a lock's write), follows a full fence, writes the read's
+// location, or depends (data, address) on the read on every path.
 
 import type { FenceKind } from '../src/events/event.js';
 import { effectOf, type Effect } from '../src/events/primitives.js';
@@ -72,9 +72,16 @@ function uses(e: PureExpr, regs: Set<number>): boolean {
   return pureRegs(e).some((r) => regs.has(r));
 }
 
-/** Whether a write is ordered after everything before it (a release, a full-barrier RMW, a lock operation). */
+/**
+ * Whether a write is ordered after everything before it (a release, a
+ * full-barrier RMW, an unlock: lock.cat's UL is Release). Not the write of
+ * spin_lock() or spin_trylock(): its LKR is an acquire, ordering what
+ * follows, and nothing orders an earlier read before the pair (herd7 7.58
+ * allows a load-buffering cycle through a read, the thread's later lock
+ * and another thread's failed trylock or spin_is_locked() of it).
+ */
 function selfOrdered(e: Effect): boolean {
-  return e.object === 'spinlock' || e.annot === 'RELEASE' || e.annot === 'MB';
+  return (e.object === 'spinlock' && e.shape === 'unlock') || e.annot === 'RELEASE' || e.annot === 'MB';
 }
 
 /** A full barrier: smp_mb(), synchronize_rcu(), or an RMW that always succeeds with one. */

@@ -259,6 +259,39 @@ exists (0:r1=1 /\\ 1:r1=1)
   it('smp_mb() forbids it', () => {
     expect(verdict(copy('smp_mb();'))).toBe('Never');
   });
+
+  // herd7 7.58 with the kernel's files: Sometimes, both. A lock's write is
+  // not ordered after the reads before the lock (its LKR acquires, for
+  // what follows), so the cycle read -> lock, trylock or is_locked ->
+  // release write -> read is allowed; the load-buffering shortcut once
+  // counted the lock's write as ordered, and dropped it.
+  const lockCycle = (lock: string, probe: string, cond: string) => `C LB+lock-after-read
+
+{}
+
+P0(int *x, spinlock_t *l)
+{
+	int r0;
+	int r2;
+
+	r0 = READ_ONCE(*x);
+	${lock}
+}
+
+P1(int *x, spinlock_t *l)
+{
+	int r1;
+
+	r1 = ${probe}(l);
+	smp_store_release(x, 1);
+}
+
+exists (${cond})
+`;
+  it("a read before spin_lock() or spin_trylock() is not ordered before the lock's write", () => {
+    expect(verdict(lockCycle('spin_lock(l);', 'spin_trylock', '0:r0=1 /\\ 1:r1=0'))).toBe('Sometimes');
+    expect(verdict(lockCycle('r2 = spin_trylock(l);', 'spin_is_locked', '0:r0=1 /\\ 0:r2=1 /\\ 1:r1=1'))).toBe('Sometimes');
+  });
 });
 
 describe('explaining a Never', () => {
