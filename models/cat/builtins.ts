@@ -64,16 +64,26 @@ export function staticBase(x: Execution, tagSets: ReadonlyMap<string, string>): 
 }
 
 /**
- * The dynamic base values of a candidate: herd's rf (no lock reads), co
- * among W, fr, the final writes. `reads` and `writes` are the structure's
- * base R and W (staticBase), which leave lock operations out.
+ * A dynamic base value of a candidate, by name (undefined for any other
+ * name): herd's rf (no lock reads), co among W, fr, the final writes.
+ * `reads` and `writes` are the structure's base R and W (staticBase),
+ * which leave lock operations out.
  */
-export function dynamicBase(x: Execution, reads: EventSet, writes: EventSet): Map<string, Value> {
-  const rf = x.rel.rf.restrict(undefined, reads);
-  const co = x.rel.co.restrict(writes, writes);
-  return new Map<string, Value>([
-    ['rf', relValue(rf)], ['co', relValue(co)], ['fr', relValue(rf.inv().seq(co))], ['FW', setValue(x.sets.FW)],
-  ]);
+export function dynamicBaseValue(name: string, x: Execution, reads: EventSet, writes: EventSet): Value | undefined {
+  const rf = () => x.rel.rf.restrict(undefined, reads);
+  const co = () => x.rel.co.restrict(writes, writes);
+  switch (name) {
+    case 'rf':
+      return relValue(rf());
+    case 'co':
+      return relValue(co());
+    case 'fr':
+      return relValue(rf().inv().seq(co()));
+    case 'FW':
+      return setValue(x.sets.FW);
+    default:
+      return undefined;
+  }
 }
 
 /** herd's own primitives, visible in every model (map and cross come with the library files that define them). */

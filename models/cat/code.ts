@@ -86,6 +86,8 @@ export class CatCode {
   private readonly codes = new Map<CatExpr, Code>();
   private readonly recs = new Map<CatInstr, RecCode>();
   private hoistedCount = 0;
+  /** Depth of try bodies being compiled (see fold). */
+  private tryDepth = 0;
   private invariantCount = 0;
 
   /** The closure of an expression of the model (compiled when first asked for, outside any fixpoint). */
@@ -186,7 +188,14 @@ export class CatCode {
       case 'let':
         return { code: e.rec ? this.letRecIn(e) : this.letIn(e, fix), varies: true };
       case 'try': {
-        const body = sub(e.body);
+        // What a try falls back to depends on what fails: every operand of its body is computed.
+        this.tryDepth++;
+        let body: Compiled;
+        try {
+          body = sub(e.body);
+        } finally {
+          this.tryDepth--;
+        }
         const otherwise = sub(e.otherwise);
         const b = body.code;
         const o = otherwise.code;
@@ -266,19 +275,37 @@ export class CatCode {
   }
 
   /** a | b | c (and &, \\, *, ++), left to right. */
+  /**
+   * a | b | c (and &, \, *, ++), left to right. An empty relation or set
+   * on the left of & or \ is the result: what is on the right is not
+   * computed (as a definition no check reads is not; in a try, it is).
+   */
   private fold(op: BinaryOp, args: CatExpr[], fix: Fixpoint | null): Compiled {
     const parts = args.map((x) => this.compile(x, fix));
     const codes = parts.map((p) => p.code);
     const poss = args.map((x) => x.pos);
     const varies = parts.some((p) => p.varies);
+    const shortCircuit = (op === 'inter' || op === 'diff') && this.tryDepth === 0;
     if (codes.length === 2) {
       const [a, b] = codes;
       const pos = poss[1];
+      if (shortCircuit) {
+        return {
+          code: (run, l) => {
+            const x = a(run, l);
+            return isEmptyOperand(x) ? x : binary(op, x, b(run, l), run.n, pos);
+          },
+          varies,
+        };
+      }
       return { code: (run, l) => binary(op, a(run, l), b(run, l), run.n, pos), varies };
     }
     const code: Code = (run, l) => {
       let acc = codes[0](run, l);
-      for (let k = 1; k < codes.length; k++) acc = binary(op, acc, codes[k](run, l), run.n, poss[k]);
+      for (let k = 1; k < codes.length; k++) {
+        if (shortCircuit && isEmptyOperand(acc)) return acc;
+        acc = binary(op, acc, codes[k](run, l), run.n, poss[k]);
+      }
       return acc;
     };
     return { code, varies };
@@ -291,17 +318,17 @@ export class CatCode {
   private sequence(args: CatExpr[], fix: Fixpoint | null): Compiled {
     const factors = args.map((a) => this.factor(a, fix));
     const varies = factors.some((f) => f.varies);
-    if (!fix || !varies) return { code: composeFactors(factors), varies };
+    if (!fix || !varies) return { code: composeFactors(factors, this.tryDepth === 0), varies };
     const grouped: Factor[] = [];
     for (let i = 0; i < factors.length; ) {
       let j = i;
       while (j < factors.length && !factors[j].varies) j++;
-      if (j - i >= 2) grouped.push({ code: this.invariant(composeFactors(factors.slice(i, j)), fix), toid: false, varies: false, pos: factors[i].pos });
+      if (j - i >= 2) grouped.push({ code: this.invariant(composeFactors(factors.slice(i, j), this.tryDepth === 0), fix), toid: false, varies: false, pos: factors[i].pos });
       else if (j > i) grouped.push(factors[i]);
       if (j < factors.length) grouped.push(factors[j]);
       i = j + 1;
     }
-    return { code: composeFactors(grouped), varies };
+    return { code: composeFactors(grouped, this.tryDepth === 0), varies };
   }
 
   /** A factor of a sequence: `[S]` (its set's code) or a relation. */
@@ -389,12 +416,20 @@ interface Factor {
   pos: CatPos;
 }
 
-function composeFactors(factors: readonly Factor[]): Code {
+/** An empty relation or set (not the polymorphic 0, which stays what it is). */
+function isEmptyOperand(v: Value): boolean {
+  return v.kind === 'rel' ? v.rel.isEmpty() : v.kind === 'set' && v.set.isEmpty();
+}
+
+/** The sequence of the factors; once it is empty, the factors after are not computed (outside a try). */
+function composeFactors(factors: readonly Factor[], shortCircuit: boolean): Code {
   return (run, l) => {
     const s = new Sequence(run.n);
-    for (const f of factors) {
+    for (let k = 0; k < factors.length; k++) {
+      const f = factors[k];
       if (f.toid) s.restrictTo(f.code(run, l), f.pos);
       else s.then(f.code(run, l), f.pos);
+      if (shortCircuit && k + 1 < factors.length && s.isEmpty()) break;
     }
     return s.value();
   };

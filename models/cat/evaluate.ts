@@ -16,7 +16,7 @@ import type { Execution } from '../../src/model/execution.js';
 import { lockReadMayTake } from '../../src/explore/locks.js';
 import { EventSet, lasting, Relation } from '../../src/relation/relation.js';
 import type { CatExpr, CatInstr, CatPos } from './ast.js';
-import { dynamicBase, NATIVES, staticBase, type NativeContext } from './builtins.js';
+import { dynamicBaseValue, NATIVES, staticBase, type NativeContext } from './builtins.js';
 import { bindPattern, CatCode, CatFailure, solveRec, type Code, type Locals, type Run } from './code.js';
 import { patternNames, tagSetName, type CompiledCat } from './compile.js';
 import { ModelError } from './lexer.js';
@@ -55,21 +55,37 @@ class Evaluator implements NativeContext, Run {
   readonly invariants: (Value | undefined)[] = [];
   /** The `cross` parts whose choices are known to be sources the explorer builds (refuseUnbuiltSources; the static run's). */
   private sourcesChecked: WeakSet<Value> | undefined;
+  private truthRel: Relation | undefined;
   constructor(
     readonly cat: CompiledCat,
     readonly code: CatCode,
     public x: Execution,
     readonly opts: RunOptions,
     readonly statics: Evaluator | null,
-    base: Map<string, Value>,
-    /** The candidate's own rf and co (all events), from which `with` chooses; null for static values. */
-    readonly truth: Relation | null,
+    /** The static base values (for the static run); a candidate's are read when first needed (dynamicBase). */
+    base: Map<string, Value> | null,
+    private readonly dynamicBase: ((name: string, x: Execution) => Value | undefined) | null,
   ) {
     this.slots = new Array(cat.slots.length);
-    for (const [name, slot] of cat.base) {
-      const v = base.get(name);
-      if (v) this.slots[slot] = v;
+    if (base) {
+      for (const [name, slot] of cat.base) {
+        const v = base.get(name);
+        if (v) this.slots[slot] = v;
+      }
     }
+  }
+
+  /** The next candidate of the structure, in place of this one (whose values are forgotten). */
+  reset(x: Execution): void {
+    this.x = x;
+    this.slots.fill(undefined);
+    this.truthRel = undefined;
+  }
+
+  /** The candidate's own rf and co (all events), from which `with` chooses; null for static values. */
+  get truth(): Relation | null {
+    if (!this.statics) return null;
+    return (this.truthRel ??= this.x.rel.rf.or(this.x.rel.co));
   }
 
   get n(): number {
@@ -97,9 +113,9 @@ class Evaluator implements NativeContext, Run {
     const info = this.cat.slots[slot];
     if (info.stage === 'static' && this.statics) return (this.slots[slot] = this.statics.value(slot, pos));
     if (info.instr < 0) {
-      const native = NATIVES.get(info.name.replace(/^%/, ''));
-      if (native) return (this.slots[slot] = { kind: 'function', name: info.name, apply: (arg, p) => native(arg, p, this) });
-      throw new CatFailure(`"${info.name}" has no value here`);
+      const base = this.dynamicBase?.(info.name, this.x);
+      if (base) return (this.slots[slot] = base);
+      return (this.slots[slot] = this.nativeValue(slot, info.name));
     }
     const run = () => this.define(info.instr);
     if (info.stage === 'static') lasting(run);
@@ -107,6 +123,17 @@ class Evaluator implements NativeContext, Run {
     const v = this.slots[slot];
     if (!v) throw new ModelError(`"${info.name}" is used before it is defined`, pos);
     return v;
+  }
+
+  /** herd's primitives and litmus's natives as function values, made once (reset keeps them). */
+  private readonly natives: (Value | undefined)[] = [];
+
+  private nativeValue(slot: number, name: string): Value {
+    const known = this.natives[slot];
+    if (known) return known;
+    const native = NATIVES.get(name.replace(/^%/, ''));
+    if (!native) throw new CatFailure(`"${name}" has no value here`);
+    return (this.natives[slot] = { kind: 'function', name, apply: (arg, p) => native(arg, p, this) });
   }
 
   /** Computes the slots instruction i defines. */
@@ -288,9 +315,14 @@ export class StructureRun {
     this.baseWrites = asSetOrNull(base.get('W')!, first.n)!;
   }
 
+  /** The run of the candidate at hand (one per structure, reset for each candidate). */
+  private current: Evaluator | undefined;
+
   private candidate(x: Execution): Evaluator {
     this.statics.x = x;
-    return new Evaluator(this.cat, this.code, x, this.opts, this.statics, dynamicBase(x, this.baseReads, this.baseWrites), x.rel.rf.or(x.rel.co));
+    if (this.current) this.current.reset(x);
+    else this.current = new Evaluator(this.cat, this.code, x, this.opts, this.statics, null, (name, c) => dynamicBaseValue(name, c, this.baseReads, this.baseWrites));
+    return this.current;
   }
 
   /** Judges a candidate of this structure. `prefix`: a partial execution (a `with` that finds nothing is no verdict). */

@@ -132,6 +132,11 @@ export class Sequence {
     this.pendingRows = null;
   }
 
+  /** Whether the sequence so far is empty (then so is any longer one). */
+  isEmpty(): boolean {
+    return this.acc ? this.acc.isEmpty() : this.pendingRows !== null && this.pendingRows.isEmpty();
+  }
+
   value(): Value {
     return relValue(this.acc ?? this.pendingRows!.id());
   }
