@@ -78,7 +78,9 @@ describe.skipIf(!HAVE_LKMM)('the lock-order shortcut of a compiled model', () =>
 // ------------------------------------------------------------ soundness
 
 type Loc = 'x' | 'y';
-type Access = { k: 'w'; loc: Loc; v: number; plain: boolean } | { k: 'r'; loc: Loc; plain: boolean };
+/** How an access is written: plain (`*x`), READ_ONCE/WRITE_ONCE, or smp_load_acquire/smp_store_release. */
+type Mark = 'plain' | 'once' | 'ordered';
+type Access = { k: 'w'; loc: Loc; v: number; mark: Mark } | { k: 'r'; loc: Loc; mark: Mark };
 type Item =
   | Access
   | { k: 'lock'; body: Access[] }
@@ -87,10 +89,10 @@ type Item =
   | { k: 'mb' };
 
 const loc = fc.constantFrom<Loc>('x', 'y');
-const plain = fc.boolean();
+const mark = fc.constantFrom<Mark>('plain', 'once', 'once', 'ordered');
 const access: fc.Arbitrary<Access> = fc.oneof(
-  fc.record({ k: fc.constant('w' as const), loc, v: fc.integer({ min: 1, max: 2 }), plain }),
-  fc.record({ k: fc.constant('r' as const), loc, plain }),
+  fc.record({ k: fc.constant('w' as const), loc, v: fc.integer({ min: 1, max: 2 }), mark }),
+  fc.record({ k: fc.constant('r' as const), loc, mark }),
 );
 const item: fc.Arbitrary<Item> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ k: fc.constant('lock' as const), body: fc.array(access, { minLength: 1, maxLength: 2 }) }) },
@@ -118,8 +120,10 @@ function render(p: { threads: Item[][]; pick: number; v: number }): string {
       return r;
     };
     const emit = (a: Access, indent: string) => {
-      if (a.k === 'w') body.push(a.plain ? `${indent}*${a.loc} = ${a.v};` : `${indent}WRITE_ONCE(*${a.loc}, ${a.v});`);
-      else body.push(`${indent}${reg()} = ${a.plain ? `*${a.loc}` : `READ_ONCE(*${a.loc})`};`);
+      if (a.k === 'w') {
+        const call = { plain: `*${a.loc} = ${a.v}`, once: `WRITE_ONCE(*${a.loc}, ${a.v})`, ordered: `smp_store_release(${a.loc}, ${a.v})` }[a.mark];
+        body.push(`${indent}${call};`);
+      } else body.push(`${indent}${reg()} = ${{ plain: `*${a.loc}`, once: `READ_ONCE(*${a.loc})`, ordered: `smp_load_acquire(${a.loc})` }[a.mark]};`);
     };
     for (const i of items) {
       if (i.k === 'lock') {
@@ -156,7 +160,7 @@ function summary(text: string, m: Model, maxExecutions?: number): string {
 
 describe.skipIf(!HAVE_LKMM)('the lock-order shortcut is sound', () => {
   const compiled = HAVE_LKMM ? kernelModel() : undefined;
-  it('on generated programs with locks (lock, trylock, is_locked; plain and marked accesses): the compiled model with it, without it, and the built-in LKMM agree', () => {
+  it('on generated programs with locks (lock, trylock, is_locked; plain, once, acquire and release accesses; smp_mb): the compiled model with it, without it, and the built-in LKMM agree', () => {
     let compared = 0;
     fc.assert(
       fc.property(program, (p) => {
