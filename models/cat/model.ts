@@ -1,13 +1,12 @@
 // A cat model as a litmus Model: the files read and compiled once
 // (models/cat/compile.ts), then judged per candidate (models/cat/evaluate.ts).
 //
-// The explorer's LKMM-derived load-buffering shortcut
-// (Model.mayCycleThrough) comes from linux-kernel.cat as litmus's authors
-// read it, not from this model's text, so a compiled model does not
-// declare it: every load-buffering guess is explored. The lock order of
-// critical sections (Model.lockOrders) is declared where the model's own
-// checks include the kernel's that it is proved from
-// (models/cat/lock-order.ts), recognised by digest. Partial
+// The explorer's LKMM-derived shortcuts, the load-buffering one
+// (Model.mayCycleThrough, models/cat/load-buffering.ts) and the lock order
+// of critical sections (Model.lockOrders, models/cat/lock-order.ts), are
+// declared where the model's own checks include the kernel's that they are
+// proved from, recognised by digest; otherwise every load-buffering guess
+// and every lock order is explored. Partial
 // executions are judged by the checks that can only grow as the execution
 // is built (models/cat/monotone.ts decides which, from the definitions).
 
@@ -16,7 +15,7 @@ import type { Event } from '../../src/events/event.js';
 import type { Execution } from '../../src/model/execution.js';
 import { effectOf } from '../../src/events/primitives.js';
 import type { Program } from '../../src/program/program.js';
-import type { Highlight, Model, Verdict } from '../../src/model/model.js';
+import type { Highlight, Model, Verdict, WaitingRead } from '../../src/model/model.js';
 import { scratch } from '../../src/relation/relation.js';
 import type { CatExpr } from './ast.js';
 import { compileCat, fingerprintOf, type CompiledCat } from './compile.js';
@@ -24,6 +23,7 @@ import { LIBRARY } from './library.js';
 import { CatCode } from './code.js';
 import { StructureRun } from './evaluate.js';
 import { lockOrdersOf } from './lock-order.js';
+import { mayCycleThroughOf } from './load-buffering.js';
 import { prefixSafeChecks } from './monotone.js';
 import { impliesCoherence } from './implied.js';
 import { fileSource, readModelText, type ModelFiles } from './files.js';
@@ -93,6 +93,7 @@ export function compileModelFiles(files: ModelFiles): CatModel {
   };
   // Decided when the explorer first asks (a digest of the checks, a few ms).
   let lockOrders: ((a: Event, b: Event) => boolean) | undefined;
+  let mayCycle: ((reads: readonly WaitingRead[]) => boolean) | undefined;
   const judge = (x: Execution, prefix: boolean): Verdict => {
     const v = scratch(() => runOf(x).check(x, prefix));
     return { consistent: v.consistent, violated: v.violated, flags: v.flags };
@@ -102,8 +103,8 @@ export function compileModelFiles(files: ModelFiles): CatModel {
     description: describeFiles(files, compiled.title),
     compiled,
     files,
-    // No load-buffering pruning (see the header): every guess is explored.
-    mayCycleThrough: () => true,
+    // The kernel's shortcuts where the model enforces the checks they are proved from (see the header).
+    mayCycleThrough: (reads) => (mayCycle ??= mayCycleThroughOf(compiled, opts.skipChecks))(reads),
     lockOrders: (a, b) => (lockOrders ??= lockOrdersOf(compiled, opts.skipChecks))(a, b),
     // Coherence and atomicity are this model's to judge (the explorer then builds incoherent candidates
     // too), unless its own checks reject every candidate the explorer's filter drops (models/cat/implied.ts).
