@@ -1,5 +1,6 @@
 // The relation algebra's shortcuts (src/relation/relation.ts) against
-// their definitions, on random relations: r^-1, r+ (Warshall skipping
+// their definitions, on random relations: r ; s (one word a row up to 32
+// events), r^-1, r+ (Warshall skipping
 // events without successors), r ⊆ x within a set, and "a strict total
 // order of S" read off the out-degrees.
 
@@ -35,6 +36,8 @@ describe('the relation algebra', () => {
         const s = EventSet.where(n, (e) => inS[e]);
         expect(r.inv().pairs().sort()).toEqual(p.map(([a, b]) => [b, a] as [number, number]).filter((e, i, all) => all.findIndex((f) => f[0] === e[0] && f[1] === e[1]) === i).sort());
         expect(r.plus().pairs()).toEqual(closure(r).pairs());
+        const composed = Relation.where(n, (a, c) => p.some(([a1, b1]) => a1 === a && q.some(([b2, c2]) => b2 === b1 && c2 === c)));
+        expect(r.seq(x).pairs()).toEqual(composed.pairs());
         expect(r.includedIn(x)).toBe(r.minus(x).isEmpty());
         expect(r.includedIn(x, s)).toBe(r.restrict(s, s).minus(x).isEmpty());
       }),
