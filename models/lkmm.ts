@@ -11,6 +11,7 @@ import { EventSet, fixpoint, lasting, Relation, scratch } from '../src/relation/
 import { rcuGraceConstraints } from './grace-periods.js';
 import { findsInterleaving, interleavingShape, type InterleavingShape } from './interleaving.js';
 import { mayCycleThrough } from './lkmm-load-buffering.js';
+import { rcuForbiddenSources } from './lkmm-rcu-reads.js';
 
 /**
  * The relations that program order and annotations alone decide (no rf, no
@@ -370,6 +371,10 @@ export const lkmm: Model = {
   // the static orders of program order (forward), and the critical
   // sections' unlock-to-lock steps (from an unlock, not a read).
   latestReadKeepsConsistency: true,
+  // A read of an RCU read-side critical section that would have the
+  // section see one side of a grace period and miss the other (the rcu
+  // axiom, see models/lkmm-rcu-reads.ts).
+  forbiddenSources: rcuForbiddenSources,
   check(x: Execution, opts?: { prefix?: boolean; anyAxiom?: boolean }): Verdict {
     const st = staticOf(x);
     const prefix = opts?.prefix ?? false;

@@ -50,6 +50,7 @@ function search(r: CheckResult, model: Model, limits: ExploreLimits): { found?: 
   const finalOnly = (m: Partial<Model>): Model => ({
     ...model,
     ...m,
+    forbiddenSources: undefined,
     check: (x, opts) => (opts?.prefix ? { consistent: true, flags: [] } : model.check(x)),
   });
   // First among coherent candidates that respect the model's own shortcuts

@@ -8,6 +8,7 @@
 import { effectOf } from '../events/primitives.js';
 import { hasLoops, type PrimInstr, type Program } from '../program/program.js';
 import { scratch } from '../relation/relation.js';
+import type { Event } from '../events/event.js';
 import type { ExploreState } from './state.js';
 
 /** See prefixConsistent. */
@@ -50,6 +51,18 @@ export function prefixConsistent(s: ExploreState): boolean {
     p.sinceReject = 0;
   }
   return ok;
+}
+
+/**
+ * Whether the model forbids read r (its thread's last event) to take w,
+ * given the execution built so far (Model.forbiddenSources): a check at the
+ * read, before the choice is built, made where prefix checks are made
+ * (where branches may be dropped anywhere, once the search has reached
+ * PREFIX_FIRST_AFTER leaves) but never skipped, as it costs little.
+ */
+export function sourceForbidden(s: ExploreState, r: Event, w: Event): boolean {
+  const forbids = s.forbiddenSource;
+  return forbids !== undefined && s.counts.candidates + s.counts.pruned >= s.prefix.from && forbids(s, r, w);
 }
 
 /**

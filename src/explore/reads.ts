@@ -9,7 +9,7 @@ import type { PrimInstr } from '../program/program.js';
 import { coherentRead } from './coherence.js';
 import { lastSectionBefore, lockForbidsRead } from './locks.js';
 import { readOrder, takesFirst, WAIT } from './likely.js';
-import { owe, prefixConsistent } from './prefix.js';
+import { owe, prefixConsistent, sourceForbidden } from './prefix.js';
 import { advance } from './schedule.js';
 import { eventRecord, newEvent, popEvent, prune, type EventFields, type ExploreState, type ThreadState, type Waiting } from './state.js';
 
@@ -56,7 +56,7 @@ export function chooseSource(s: ExploreState, t: number, r: Event, accept: (w: E
       continue;
     }
     r.rf = w.id;
-    if (coherentRead(s, r)) viable.push(w);
+    if (coherentRead(s, r) && !sourceForbidden(s, r, w)) viable.push(w);
     else prune(s);
   }
   const willWait = othersMayWriteFor(s, t, r);
@@ -126,7 +126,8 @@ export function offer(s: ExploreState, w: Event, from: number, k: () => void): v
     b.ready = true;
     r.rf = w.id;
     r.value = w.value;
-    if (coherentRead(s, r)) offer(s, w, i + 1, k); // the model sees it at the next check
+    // The model sees it at the next check, unless it forbids it now.
+    if (coherentRead(s, r) && !sourceForbidden(s, r, w)) offer(s, w, i + 1, k);
     else prune(s);
     b.ready = false;
     r.rf = -1;

@@ -9,7 +9,7 @@ import { Deadline, limit, LIMITS } from '../limits.js';
 import { prefixChecksFrom } from './prefix.js';
 import type { Instr, PrimInstr, Program } from '../program/program.js';
 import { StructureCache } from '../model/execution.js';
-import type { Model } from '../model/model.js';
+import type { ForbiddenSource, Model } from '../model/model.js';
 import { computeDomain, type ValueDomain } from './domain.js';
 import { newCoherenceScratch, type CoherenceScratch } from './coherence.js';
 import { ConditionSearch, filterPrunes, stopsEarly } from './speedcheck.js';
@@ -115,12 +115,15 @@ export interface ExploreState {
   readonly dropsAnywhere: boolean;
   /** The thread whose last choice still owes the model's prefix check, or -1 (prefix.ts owe). */
   owed: number;
+  /** The model's test of a read's source at the read, where branches may be dropped anywhere (Model.forbiddenSources, prefix.ts sourceForbidden). */
+  readonly forbiddenSource?: ForbiddenSource;
 }
 
 export function newState(prog: Program, model: Model, opts: ExploreOptions): ExploreState {
   const nLoc = prog.locations.length;
   const deadline = opts.deadline ?? Deadline.after(opts.timeoutMs);
   const domain = computeDomain(prog, deadline);
+  const dropsAnywhere = !prog.threads.some((th) => th.code.some((ins) => ins.op === 'loopcheck' || ins.op === 'bound'));
   return {
     prog,
     isPrim: prog.threads.map((th) => th.code.map((ins) => ins.op === 'prim')),
@@ -152,8 +155,9 @@ export function newState(prog: Program, model: Model, opts: ExploreOptions): Exp
     search: opts.speedcheck ? new ConditionSearch(prog, domain, opts.speedcheck)
       : filterPrunes(prog) ? new ConditionSearch(prog, domain, 'filter') : undefined,
     order: stopsEarly(opts.speedcheck) ? witnessOrder(prog, domain, opts.speedcheck === 'reachable' || prog.final.quantifier !== 'forall') : undefined,
-    dropsAnywhere: !prog.threads.some((th) => th.code.some((ins) => ins.op === 'loopcheck' || ins.op === 'bound')),
+    dropsAnywhere,
     owed: -1,
+    forbiddenSource: dropsAnywhere ? model.forbiddenSources?.(prog) : undefined,
   };
 }
 

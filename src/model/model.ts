@@ -44,6 +44,19 @@ export interface Model {
    */
   latestReadKeepsConsistency?: boolean;
   /**
+   * Sources the model forbids a read at the read itself, as pruning it
+   * declares: given the program, a test of one source of a read against
+   * the execution built so far, or undefined when the model says nothing
+   * (every source is tried, as for SC, x86-TSO and models read from files).
+   * The test's true must mean: no execution the model allows contains the
+   * events built so far with their rf and co, read r (its thread's last
+   * event) reading from w, and r's thread run to its end. The explorer then
+   * does not build that choice, only where dropping a branch early changes
+   * no count (no loop bound, no array index check) and where it makes
+   * prefix checks; false says nothing.
+   */
+  forbiddenSources?(prog: Program): ForbiddenSource | undefined;
+  /**
    * The explorer keeps only coherent, atomic candidates (po-loc | com
    * acyclic, RMWs atomic) unless the model says it judges that itself for
    * the program at hand: a model read from files may allow what those
@@ -74,6 +87,15 @@ export interface Model {
    * preserved program order, ppo), for pictures.
    */
   preserved?(x: Execution): [number, number][];
+}
+
+/** See Model.forbiddenSources: whether read r may not take write w, given x. */
+export type ForbiddenSource = (x: PartialExecution, r: Event, w: Event) => boolean;
+
+/** The execution the explorer has built so far: its events (ids are indexes, reads' rf set or -1) and each location's coherence order so far (event ids). */
+export interface PartialExecution {
+  readonly events: readonly Event[];
+  readonly co: readonly (readonly number[])[];
 }
 
 /** A read waiting for a write still to come (see Model.mayCycleThrough). */
