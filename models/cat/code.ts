@@ -274,7 +274,6 @@ export class CatCode {
     return { code: (run) => run.slot(slot, pos), varies: fix !== null && fix.slots.has(slot) };
   }
 
-  /** a | b | c (and &, \\, *, ++), left to right. */
   /**
    * a | b | c (and &, \, *, ++), left to right. An empty relation or set
    * on the left of & or \ is the result: what is on the right is not

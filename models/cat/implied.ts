@@ -41,8 +41,8 @@ const BASE_TERMS: ReadonlyMap<string, Term> = new Map([
   ['po', 'po'], ['loc', 'loc'], ['ext', 'ext'], ['int', 'int'], ['rf', 'rf'], ['co', 'co'], ['rmw', 'rmw'], ['fr', FR],
 ]);
 
-/** Terms with no pair (e, e): strict orders, and relations between reads and writes. */
-const IRREFLEXIVE = new Set<Term>(['po', 'rf', 'co', FR, 'rmw']);
+/** Base terms with no pair (e, e): strict orders, and relations between reads and writes. */
+const IRREFLEXIVE: readonly Term[] = ['po', 'rf', 'co', FR, 'rmw'];
 
 /** Bounds are kept small: dropping terms only proves less. */
 const MAX_TERMS = 32;
@@ -70,6 +70,8 @@ export function impliesCoherence(cat: CompiledCat, skipChecks: ReadonlySet<strin
 /** The lower bounds of a model's definitions, each computed once. */
 class LowerBound {
   private readonly bySlot = new Map<number, Term[]>();
+  /** The terms met that have no pair (e, e): the base ones, and intersections with one of them. */
+  private readonly irreflexive = new Set<Term>(IRREFLEXIVE);
   constructor(private readonly cat: CompiledCat) {}
 
   private slot(slot: number): Term[] {
@@ -129,28 +131,28 @@ class LowerBound {
       case 'union':
         return capped(parts.flat());
       case 'inter':
-        return parts.reduce((acc, p) => capped(acc.flatMap((a) => p.map((b) => inter(a, b)))));
+        return parts.reduce((acc, p) => capped(acc.flatMap((a) => p.map((b) => this.intersection(a, b)))));
       case 'seq':
         return parts.reduce((acc, p) => capped(acc.flatMap((a) => p.map((b) => seq(a, b)))));
       case 'diff':
         // r \ id is r where r has no pair (e, e).
-        return args.length === 2 && this.isIdentity(args[1]) ? parts[0].filter(irreflexive) : [];
+        return args.length === 2 && this.isIdentity(args[1]) ? parts[0].filter((t) => this.irreflexive.has(t)) : [];
       default:
         return [];
     }
+  }
+
+  /** a & b, remembered as irreflexive when either part is. */
+  private intersection(a: Term, b: Term): Term {
+    const t = inter(a, b);
+    if (this.irreflexive.has(a) || this.irreflexive.has(b)) this.irreflexive.add(t);
+    return t;
   }
 
   /** Whether e is herd's identity relation (the base name id, not a model's own). */
   private isIdentity(e: CatExpr): boolean {
     return e.kind === 'var' && e.ref?.kind === 'slot' && this.cat.slots[e.ref.slot].instr < 0 && this.cat.slots[e.ref.slot].name === 'id';
   }
-}
-
-/** A base term with no pair (e, e), or an intersection with one. */
-function irreflexive(t: Term): boolean {
-  if (IRREFLEXIVE.has(t)) return true;
-  const m = /^\((.*)&(.*)\)$/.exec(t);
-  return m !== null && [m[1], m[2]].some((part) => IRREFLEXIVE.has(part));
 }
 
 function capped(ts: Term[]): Term[] {
