@@ -10,9 +10,11 @@
 //
 // This file decides, conservatively and per the LKMM's preserved program
 // order, whether a read is ordered before every write its thread may still
-// do: the read is an acquire (or a lock, or a full-barrier RMW that always
-// succeeds), or each later write is marked and is a release (an unlock
-// too, not a lock's write), follows a full fence, writes the read's
+// do: each later write is marked (hb links marked accesses only: a plain
+// write's rf is no rfe of hb, so a plain write after even an acquire
+// leaves the cycle open), and the read is an acquire (or a lock, or a
+// full-barrier RMW that always succeeds), or the write is a release (an
+// unlock too, not a lock's write), follows a full fence, writes the read's
 // location, or depends (data, address) on the read on every path.
 
 import type { FenceKind } from '../src/events/event.js';
@@ -95,7 +97,6 @@ function fullBarrier(e: Effect): boolean {
  * before every write the thread may do after it, under the LKMM's ppo.
  */
 function orderedBeforeLaterWrites(th: Thread, pc: number, dst: number, strong: boolean, readAddress: number): boolean {
-  if (strong) return true;
   const params = new Set(th.paramRegs);
   // A write to the read's own location, later in program order, is always
   // after it (coherence puts it co-after the read's source: fr & int).
@@ -165,9 +166,12 @@ function orderedBeforeLaterWrites(th: Thread, pc: number, dst: number, strong: b
       case 'prim': {
         const e = effectOf(ins.prim);
         if (e.writes) {
+          // A plain write is outside hb whatever orders it: the cycle stays open.
           if (e.annot === 'PLAIN') return false;
-          const dep = uses(ins.addr, m.tainted) || e.dataArgs.some((i) => uses(ins.args[i], m.tainted));
-          if (!(m.ordered || dep || selfOrdered(e) || sameLocation(ins.addr))) return false;
+          if (!strong) {
+            const dep = uses(ins.addr, m.tainted) || e.dataArgs.some((i) => uses(ins.args[i], m.tainted));
+            if (!(m.ordered || dep || selfOrdered(e) || sameLocation(ins.addr))) return false;
+          }
         }
         if (fullBarrier(e)) out.ordered = true;
         if (ins.dst >= 0) out.tainted.delete(ins.dst);

@@ -10,8 +10,8 @@
 // declares it.
 //
 // The proof, for those two checks. Let r1 ->po w1 ->rf r2 ->po w2 ... ->rf
-// r1 be the cycle, every ri marked (a plain read is never taken as
-// ordered), each ri ->po wi a pair the analysis keeps in order: ri is an
+// r1 be the cycle, every ri and wi marked (a plain read is never taken as
+// ordered, nor a read with a plain write after it), each ri ->po wi a pair the analysis keeps in order: ri is an
 // acquire, a lock's read or a full-barrier RMW that cannot fail (acq-po or
 // a strong fence: in ppo), or wi is a release (po-rel), follows a full
 // fence (strong-fence), depends on ri by data or address (rwdep), all in
