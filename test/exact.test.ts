@@ -53,11 +53,29 @@ function agreesWithHerd7(c: Case): void {
   });
 }
 
-/** herd7's block for an allowed test over `regs` (0 or 1 each) with the states `reached` (by default every combination), flagged a data race. */
+/** herd7's block for an `exists` test: its states (in herd7's order), counts and flags. */
+function block(name: string, states: string[], cond: string, positive: number, negative: number, flags: string[] = []): string {
+  const verdict = positive === 0 ? 'Never' : negative === 0 ? 'Always' : 'Sometimes';
+  return [`Test ${name} Allowed`, `States ${states.length}`, ...states, positive > 0 ? 'Ok' : 'No', 'Witnesses', `Positive: ${positive} Negative: ${negative}`,
+    ...flags.map((f) => `Flag ${f}`), `Condition ${cond}`, `Observation ${name} ${verdict} ${positive} ${negative}`].join('\n');
+}
+
+/** herd7's block for a test over registers `regs` (0 or 1 each) with the states `reached` (by default every combination), flagged a data race. */
 function allStates(name: string, regs: string[], cond: string, positive: number, negative: number, reached?: number[]): string {
   const rows = (reached ?? [...Array(1 << regs.length).keys()]).map((k) => regs.map((r, i) => `${r}=${(k >> (regs.length - 1 - i)) & 1};`).join(' '));
-  return [`Test ${name} Allowed`, `States ${rows.length}`, ...rows, 'Ok', 'Witnesses', `Positive: ${positive} Negative: ${negative}`,
-    'Flag data-race', `Condition ${cond}`, `Observation ${name} Sometimes ${positive} ${negative}`].join('\n');
+  return block(name, rows, cond, positive, negative, ['data-race']);
+}
+
+/** The built-in LKMM, and the kernel's files compiled where they are at hand. */
+function modelsUnderTest(): [string, () => Model][] {
+  const models: [string, () => Model][] = [['lkmm', () => lkmm]];
+  if (HAVE_LKMM) {
+    models.push(['linux-kernel.cat', () => compileModelFiles({
+      cat: join(LKMM_DIR, 'linux-kernel.cat'), bell: join(LKMM_DIR, 'linux-kernel.bell'), variants: ['lkmmv2'],
+      searchDirs: [LKMM_DIR], skipChecks: [], besideIncluder: true,
+    })]);
+  }
+  return models;
 }
 
 const lb = (name: string, p0: string, p1: string) => `C ${name}\n\n{}\n\nP0(int *x, int *y)\n{\n\tint r0;\n\n${p0}\n}\n\nP1(int *x, int *y)\n{\n\tint r1;\n\n${p1}\n}\n\nexists (0:r0=1 /\\ 1:r1=1)\n`;
@@ -98,15 +116,13 @@ describe('load buffering through strong reads and plain writes', () => {
     {
       name: 'LB+acq-once',
       text: lb('LB+acq-once', '\tr0 = smp_load_acquire(x);\n\tWRITE_ONCE(*y, 1);', '\tr1 = smp_load_acquire(y);\n\tWRITE_ONCE(*x, 1);'),
-      herd: ['Test LB+acq-once Allowed', 'States 3', '0:r0=0; 1:r1=0;', '0:r0=0; 1:r1=1;', '0:r0=1; 1:r1=0;', 'No', 'Witnesses',
-        'Positive: 0 Negative: 3', `Condition ${LB_COND}`, 'Observation LB+acq-once Never 0 3'].join('\n'),
+      herd: block('LB+acq-once', ['0:r0=0; 1:r1=0;', '0:r0=0; 1:r1=1;', '0:r0=1; 1:r1=0;'], LB_COND, 0, 3),
       speed: 'Observation LB+acq-once Never 0 0',
     },
     {
       name: 'LB+acq-once-plain',
       text: lb('LB+acq-once-plain', '\tr0 = smp_load_acquire(x);\n\tWRITE_ONCE(*y, 1);', '\tr1 = smp_load_acquire(y);\n\t*x = 1;'),
-      herd: ['Test LB+acq-once-plain Allowed', 'States 3', '0:r0=0; 1:r1=0;', '0:r0=0; 1:r1=1;', '0:r0=1; 1:r1=0;', 'No', 'Witnesses',
-        'Positive: 0 Negative: 3', 'Flag data-race', `Condition ${LB_COND}`, 'Observation LB+acq-once-plain Never 0 3'].join('\n'),
+      herd: block('LB+acq-once-plain', ['0:r0=0; 1:r1=0;', '0:r0=0; 1:r1=1;', '0:r0=1; 1:r1=0;'], LB_COND, 0, 3, ['data-race']),
       speed: 'Observation LB+acq-once-plain Never 0 0',
     },
   ];
@@ -115,19 +131,73 @@ describe('load buffering through strong reads and plain writes', () => {
   // The cause: the shortcut (Model.mayCycleThrough) dropped the deadlock of
   // the two waiting reads. With it and without it, the same answers.
   const unpruned = (m: Model): Model => ({ ...m, mayCycleThrough: () => true });
-  const models: [string, () => Model][] = [['lkmm', () => lkmm]];
-  if (HAVE_LKMM) {
-    models.push(['linux-kernel.cat', () => compileModelFiles({
-      cat: join(LKMM_DIR, 'linux-kernel.cat'), bell: join(LKMM_DIR, 'linux-kernel.bell'), variants: ['lkmmv2'],
-      searchDirs: [LKMM_DIR], skipChecks: [], besideIncluder: true,
-    })]);
-  }
-  it.each(models)('the load-buffering shortcut of %s keeps every cycle through a plain write', (_, model) => {
+  it.each(modelsUnderTest())('the load-buffering shortcut of %s keeps every cycle through a plain write', (_, model) => {
     const m = model();
     for (const c of cases) {
       const a = checkSource(c.text, { model: m });
       const b = checkSource(c.text, { model: unpruned(m) });
       expect([a.observation, a.positive, a.negative, a.flags], c.name).toEqual([b.observation, b.positive, b.negative, b.flags]);
+    }
+  });
+});
+
+// ---------------------------------------------------------------- locks held forever
+
+// A lock never released (P0) beside a lock-unlock thread: spin_lock()
+// calls wait for their place in the lock's order. A spin_is_locked() or a
+// failed spin_trylock() once took a waiting lock's write directly and was
+// also offered it when the lock went on: the execution was counted twice.
+describe('spin_is_locked() and spin_trylock() beside a lock held forever', () => {
+  const proc = (t: number, body: string, regs: string[] = []) =>
+    `P${t}(spinlock_t *s)\n{\n${regs.map((r) => `\tint ${r};\n`).join('')}\n\t${body}\n}\n`;
+  const test = (name: string, probe: string, regs: string[], cond: string, extra = '') =>
+    `C ${name}\n\n{}\n\n${proc(0, 'spin_lock(s);')}\n${proc(1, probe, regs)}\n${proc(2, 'spin_lock(s);\n\tspin_unlock(s);')}\n${extra}\nexists (${cond})\n`;
+  const cases: Case[] = [
+    {
+      name: 'held+is_locked', text: test('held+is_locked', 'r0 = spin_is_locked(s);', ['r0'], '1:r0=0'),
+      herd: block('held+is_locked', ['1:r0=0;', '1:r0=1;'], 'exists (1:r0=0)', 2, 2), speed: 'Observation held+is_locked Always 2 0',
+    },
+    {
+      name: 'held+trylock', text: test('held+trylock', 'r0 = spin_trylock(s);', ['r0'], '1:r0=0'),
+      herd: block('held+trylock', ['1:r0=0;'], 'exists (1:r0=0)', 2, 0), speed: 'Observation held+trylock Always 2 0',
+    },
+    {
+      name: 'held+is_locked2', text: test('held+is_locked2', 'r0 = spin_is_locked(s);\n\tr1 = spin_is_locked(s);', ['r0', 'r1'], '1:r0=0'),
+      herd: block('held+is_locked2', ['1:r0=0;', '1:r0=1;'], 'exists (1:r0=0)', 6, 4), speed: 'Observation held+is_locked2 Always 6 0',
+    },
+    {
+      // Two lock-unlock threads: the second is placed after the first's unlock, and the read would take its write before it goes on.
+      name: 'held+is_locked2+2', text: test('held+is_locked2+2', 'r0 = spin_is_locked(s);\n\tr1 = spin_is_locked(s);', ['r0', 'r1'], '1:r0=0 /\\ 1:r1=0',
+        proc(3, 'spin_lock(s);\n\tspin_unlock(s);')),
+      herd: block('held+is_locked2+2', ['1:r0=0; 1:r1=0;', '1:r0=0; 1:r1=1;', '1:r0=1; 1:r1=0;', '1:r0=1; 1:r1=1;'], 'exists (1:r0=0 /\\ 1:r1=0)', 12, 30),
+      speed: 'Observation held+is_locked2+2 Always 12 0',
+    },
+  ];
+  for (const c of cases) agreesWithHerd7(c);
+
+  // The cause: an execution built twice. Each consistent execution the
+  // model judges (its events, rf and co) must be new.
+  it.each(modelsUnderTest())('%s judges each execution once', (_, model) => {
+    for (const c of cases) {
+      const m = model();
+      const seen = new Set<string>();
+      let twice = 0;
+      const counting: Model = {
+        ...m,
+        check(x, opts) {
+          const v = m.check(x, opts);
+          if (!opts?.prefix && v.consistent) {
+            const id = (i: number) => (i < 0 ? '' : `${x.events[i].thread}.${x.events[i].poIndex}${x.events[i].kind}`);
+            const key = `${x.events.map((_, i) => `${id(i)}<${id(x.rfSource[i])}`).join(' ')} co ${x.co.map((l) => l.map(id).join(',')).join(';')}`;
+            if (seen.has(key)) twice++;
+            seen.add(key);
+          }
+          return v;
+        },
+      };
+      const r = checkSource(c.text, { model: counting });
+      expect(twice, c.name).toBe(0);
+      expect(r.positive + r.negative, c.name).toBe(seen.size);
     }
   });
 });

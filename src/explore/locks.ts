@@ -131,6 +131,20 @@ export function lockRead(s: ExploreState, t: number, ts: ThreadState, loc: numbe
 }
 
 /**
+ * Whether w is the write of a spin_lock() whose thread still waits at it:
+ * for its place in the lock's order, or placed (attach) but not yet gone
+ * on. No read takes it then: one that would waits instead, and is offered
+ * it when the lock's thread goes on (lock, `go`); taking it now as well
+ * would build that execution twice (and, where the lock is never placed,
+ * one that is dropped).
+ */
+export function lockStillWaits(s: ExploreState, w: Event): boolean {
+  if (w.lock !== 'LKW') return false;
+  for (const b of s.waiting) if (b.r.id === w.rmwPartner) return true;
+  return false;
+}
+
+/**
  * The writes a lock read of thread t outside its own critical sections is
  * built reading (lock.cat's rules): a failed trylock or a true
  * spin_is_locked() another thread's lock write; a false spin_is_locked()

@@ -7,7 +7,7 @@ import { effectOf } from '../events/primitives.js';
 import { mayStillWrite } from './domain.js';
 import type { PrimInstr } from '../program/program.js';
 import { coherentRead } from './coherence.js';
-import { lastSectionBefore, lockForbidsRead } from './locks.js';
+import { lastSectionBefore, lockForbidsRead, lockStillWaits } from './locks.js';
 import { readOrder, takesFirst, WAIT } from './likely.js';
 import { owe, prefixConsistent, sourceForbidden } from './prefix.js';
 import { advance } from './schedule.js';
@@ -50,7 +50,7 @@ export function chooseSource(s: ExploreState, t: number, r: Event, accept: (w: E
   const before = lastSectionBefore(s, r, s.co[loc]);
   for (let i = 0; i < ids.length; i++) {
     const w = s.events[ids[i]];
-    if (w.kind !== 'W' || w.id === r.id || !accept(w)) continue;
+    if (w.kind !== 'W' || w.id === r.id || !accept(w) || lockStillWaits(s, w)) continue;
     if (lockForbidsRead(s, r, w, before)) {
       prune(s);
       continue;
