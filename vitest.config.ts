@@ -1,4 +1,6 @@
 export default {
+  // src/write-file.cts is CommonJS for the command's CommonJS entry and imported by the ES modules: vite transforms .cts too.
+  esbuild: { include: /\.(m|c)?tsx?$/ },
   test: {
     globalSetup: ['test/global-setup.ts'],
     // A fixed fast-check seed per run (test/fast-check-seed.ts).

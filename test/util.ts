@@ -1,7 +1,8 @@
 // Shared helpers for the test files (not a test file itself).
 
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LitmusError } from '../src/parse/errors.js';
@@ -81,5 +82,44 @@ export function makeFifo(path: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * A tmpfs of `kb` kilobytes mounted on a fresh folder, or undefined where
+ * mounting is not allowed (not root, a container without the capability).
+ */
+export function smallDisk(kb: number): { path: string; unmount: () => void } | undefined {
+  const path = mkdtempSync(join(tmpdir(), 'litmus-full-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${kb}k`, 'tmpfs', path], { stdio: 'ignore' });
+  } catch {
+    rmSync(path, { recursive: true, force: true });
+    return undefined;
+  }
+  return {
+    path,
+    unmount: () => {
+      execFileSync('umount', [path], { stdio: 'ignore' });
+      rmSync(path, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Fills a file system to its last byte. */
+export function fill(path: string): void {
+  const chunk = Buffer.alloc(4096, 1);
+  for (let i = 0; ; i++) {
+    try {
+      writeFileSync(join(path, `.fill${i}`), chunk);
+    } catch {
+      break;
+    }
+  }
+  // The last few bytes a block-sized file could not take.
+  try {
+    for (let i = 0; ; i++) writeFileSync(join(path, `.fill-small${i}`), 'x');
+  } catch {
+    // full
   }
 }

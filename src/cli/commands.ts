@@ -1,6 +1,6 @@
 // What `litmus check` and `litmus merge` do, once the arguments are parsed.
 
-import { existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { exportLitmus, exportTest } from '../export/export.js';
@@ -13,6 +13,7 @@ import { suiteConfig, suiteTable, suiteVerdict, underReviewReaches, type SuiteRo
 import { runAdaptive, runPool } from './pool.js';
 import { getModel } from '../../models/index.js';
 import { readInputFile } from '../limits.js';
+import { outputFolder, writeFileAtomic, WriteError } from '../write-file.cjs';
 
 interface CheckFlags {
   model: string;
@@ -46,9 +47,9 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
   for (const [flag, dir] of [['--dot', o.dot], ['--svg', o.svg]]) {
     if (dir === undefined) continue;
     try {
-      ensureDir(dir);
+      outputFolder(dir);
     } catch (e) {
-      console.error(`litmus: cannot create the ${flag} folder ${dir}: ${(e as Error).message}`);
+      console.error(`litmus: cannot create the ${flag} folder ${dir}: ${whyFolder(e, dir)}`);
       return 2;
     }
   }
@@ -226,9 +227,9 @@ export async function runExport(inputs: string[], out: string, macros?: string):
     status = 2;
   }
   try {
-    ensureDir(out);
+    outputFolder(out);
   } catch (e) {
-    console.error(`litmus: cannot create the --out folder ${out}: ${(e as Error).message}`);
+    console.error(`litmus: cannot create the --out folder ${out}: ${whyFolder(e, out)}`);
     return 2;
   }
   const roots = folders.map((d) => resolve(d));
@@ -237,7 +238,7 @@ export async function runExport(inputs: string[], out: string, macros?: string):
   for (const file of files) {
     const root = roots.find((d) => resolve(file).startsWith(d + sep));
     const target = join(out, root ? relative(root, resolve(file)) : basename(file));
-    const r = targets.claim(target, file) ?? exportFile(file, target, primitives);
+    const r = targets.claim(target, file) ?? exportFile(file, target, out, primitives);
     if (r) {
       console.error(r);
       status = 2;
@@ -284,7 +285,7 @@ async function exportSuite(file: string, out: string, targets: OutputPaths, prim
       continue;
     }
     try {
-      writeFileSync(target, exportTest({ ...t.test, result: undefined }, header, primitives));
+      writeFileAtomic(target, exportTest({ ...t.test, result: undefined }, header, primitives));
       written++;
     } catch (e) {
       errors.push(e instanceof LitmusError ? e.format(t.files.get(e.pos) ?? file) : `${file}: ${t.test.name}: ${(e as Error).message}`);
@@ -330,11 +331,12 @@ function realPath(p: string): string {
   }
 }
 
-function exportFile(file: string, target: string, primitives: PrimitiveTable | undefined): string | undefined {
+/** Exports one file to `target` under the --out folder `out` (no folder below it entered through a link; written whole or not at all). */
+function exportFile(file: string, target: string, out: string, primitives: PrimitiveTable | undefined): string | undefined {
   try {
     const text = exportLitmus(readInputFile(file), primitives);
-    ensureDir(dirname(target));
-    writeFileSync(target, text);
+    outputFolder(dirname(target), out);
+    writeFileAtomic(target, text);
     return undefined;
   } catch (e) {
     if (e instanceof LitmusError) return e.format(file);
@@ -398,21 +400,9 @@ export function runMerge(files: string[]): number {
   return status;
 }
 
-/**
- * Creates a folder and its missing parents, one level at a time (Node's
- * recursive mkdir can spin forever under /proc).
- */
-function ensureDir(dir: string): void {
-  const missing: string[] = [];
-  let d = resolve(dir);
-  while (!existsSync(d)) {
-    missing.unshift(d);
-    const parent = dirname(d);
-    if (parent === d) break;
-    d = parent;
-  }
-  for (const m of missing) mkdirSync(m);
-  if (!statSync(resolve(dir)).isDirectory()) throw new Error('not a folder');
+/** Why an output folder named on the command line cannot be used: the reason when it is that folder, else the whole message. */
+function whyFolder(e: unknown, dir: string): string {
+  return e instanceof WriteError && e.path === resolve(dir) ? e.reason : (e as Error).message;
 }
 
 /** The files' reports, in input order: on `jobs` worker threads if given, else as runAdaptive decides. */

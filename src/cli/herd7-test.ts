@@ -1,7 +1,6 @@
 // One test under `litmus herd7`: herd7's output for it, or herd7-style
 // warnings when it cannot be checked.
 
-import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { checkTest, type CheckResult, type Observation } from '../check.js';
 import { herdFindings, refusals, type Finding } from '../export/lint.js';
@@ -18,6 +17,7 @@ import { herdHashLines, HashError } from '../report/hash.js';
 import type { HerdOptions, Speed } from './herd7-args.js';
 import type { Model } from '../model/model.js';
 import { ModelError } from '../../models/cat/lexer.js';
+import { writeFileAtomic } from '../write-file.cjs';
 
 export interface HerdTestOutput {
   /** What goes to stdout (empty when the test was skipped or failed). */
@@ -104,9 +104,9 @@ export function checkOne(file: string, opts: HerdOptions, seen: SeenTests, how: 
   if (opts.outDir !== undefined) {
     const dot = join(opts.outDir, `${basename(file).replace(/\.litmus$/, '')}.dot`);
     try {
-      writeFileSync(dot, opts.show === 'prop' ? pictureOfProp(r) : '');
+      writeFileAtomic(dot, opts.show === 'prop' ? pictureOfProp(r) : '');
     } catch (e) {
-      return failure(`: cannot write ${dot}: ${(e as Error).message}`);
+      return failure(`: ${(e as Error).message}`);
     }
   }
   const seconds = how.clock === 'wall' ? (performance.now() - wall0) / 1000 : (cpu.user + cpu.system) / 1e6;

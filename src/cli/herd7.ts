@@ -8,10 +8,11 @@
 // (unless -exit true); a bad command line exits 2.
 
 import './v8-flags.cjs';
-import { existsSync, mkdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, realpathSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HerdUsageError, parseHerdArgs, type HerdOptions } from './herd7-args.js';
+import { outputFolder, WriteError } from '../write-file.cjs';
 
 const USAGE = `usage: litmus-herd7 [options] FILE.litmus...   (or: litmus herd7 [options] FILE.litmus...)
 herd7's command line for Linux-kernel C litmus tests, answered by litmus:
@@ -63,10 +64,9 @@ export async function herd7Main(argv: string[], io: HerdIo = STDIO): Promise<num
   for (const n of opts.notes) io.err(`litmus-herd7: ${n}\n`);
   if (opts.outDir !== undefined) {
     try {
-      if (!existsSync(opts.outDir)) mkdirSync(opts.outDir);
-      if (!statSync(opts.outDir).isDirectory()) throw new Error('not a folder');
+      outputFolder(opts.outDir);
     } catch (e) {
-      io.err(`litmus-herd7: -o ${opts.outDir}: ${(e as Error).message}\n`);
+      io.err(`litmus-herd7: -o ${opts.outDir}: ${e instanceof WriteError && e.path === resolve(opts.outDir) ? e.reason : (e as Error).message}\n`);
       return 2;
     }
   }

@@ -23,6 +23,7 @@ import { executionSteps, executionUnder } from '../report/trace.js';
 import { resolveInputs } from './inputs.js';
 import { LIMITS, readInputBytes, readInputFile } from '../limits.js';
 import { runWorkers } from './pool.js';
+import { WriteError } from '../write-file.cjs';
 import { primitivesFor, runModel } from './run-one.js';
 
 export interface HistoryFlags {
@@ -129,7 +130,7 @@ async function guarded(body: () => Promise<number>): Promise<number> {
   try {
     return await body();
   } catch (e) {
-    if (e instanceof UsageError || e instanceof HistoryError) {
+    if (e instanceof UsageError || e instanceof HistoryError || e instanceof WriteError) {
       console.error(`litmus history: ${e.message}`);
       return 2;
     }

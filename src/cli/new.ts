@@ -2,9 +2,10 @@
 // or TypeScript (NAME.ts), from one of the classic shapes, with its header
 // and a Result: line left for the user (`???`, not judged until they fill it in).
 
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { bundledDir } from './inputs.js';
+import { writeFileAtomic } from '../write-file.cjs';
 
 /** One access of a shape's thread: a store of a value, or a load into a named register. */
 type Op = { w: string; v: number } | { r: string; reg: string };
@@ -167,10 +168,11 @@ export function writeNewTest(name: string, shape: string, ts: boolean): string {
   const isTs = ts || file.endsWith('.ts');
   const base = basename(file).replace(/\.(litmus|ts)$/, '');
   if (!/^[A-Za-z0-9_.+-]+$/.test(base)) throw new Error(`"${base}" is not a test name (letters, digits and - _ . +)`);
-  if (existsSync(file)) throw new Error(`${file} exists already`);
+  if (lstatSync(file, { throwIfNoEntry: false })) throw new Error(`${file} exists already`);
   if (!existsSync(dirname(file))) throw new Error(`no folder ${dirname(file)}`);
   let kernel = relative(dirname(file), join(bundledDir(), 'kernel.js'));
   if (!kernel.startsWith('.')) kernel = `./${kernel}`;
-  writeFileSync(file, newTest(base, shape, isTs, kernel));
+  // Never replaces anything, not even a link put there since (nor writes through one).
+  writeFileAtomic(file, newTest(base, shape, isTs, kernel), { exclusive: true });
   return file;
 }

@@ -2,7 +2,6 @@
 // plain data (so that worker threads can send it back).
 
 import type { TraceJson } from '../report/trace.js';
-import { writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { checkSource, type CheckResult } from '../check.js';
 import { getModel, specMacros, unknownModelMessage } from '../../models/index.js';
@@ -13,6 +12,7 @@ import { suiteMeta, type SuiteMeta } from '../report/suite.js';
 import { loadMacros, MacroFileError, refuseUnknownTags } from '../events/def.js';
 import type { PrimitiveTable } from '../events/primitives.js';
 import { readInputFile } from '../limits.js';
+import { writeFileAtomic } from '../write-file.cjs';
 import { ModelError } from '../../models/cat/lexer.js';
 
 export interface RunOptions {
@@ -176,9 +176,9 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
       if (!picture) continue;
       const path = join(dir, `${basename(file).replace(/\.litmus$/, '')}.${kind}`);
       try {
-        writeFileSync(path, picture);
+        writeFileAtomic(path, picture);
       } catch (e) {
-        return failedReport(file, `cannot write the picture ${path}: ${(e as Error).message}`);
+        return failedReport(file, `the picture: ${(e as Error).message}`);
       }
       pictures[kind] = path;
     }

@@ -24,7 +24,7 @@
 // took the cache.
 
 import './v8-flags.cjs';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -75,7 +75,8 @@ function runBundle(text: string): void {
   }
   const module = { exports: {} };
   const fn = script.runInThisContext() as (...args: unknown[]) => void;
-  if (writing && cache) process.on('exit', () => writeFileSync(cache.file, script.createCachedData()));
+  // Loaded only when writing (the build's warm-up): whole or not at all, as every file litmus writes.
+  if (writing && cache) process.on('exit', () => (require('../write-file.cjs') as typeof import('../write-file.cjs')).writeFileAtomic(cache.file, script.createCachedData()));
   fn.call(module.exports, module.exports, createRequire(bundle), module, bundle, dirname(bundle));
 }
 

@@ -10,9 +10,10 @@
 //   (DESTDIR/PATH.out for the test PATH, PATH as named from the folder the
 //   scripts run in; beside each test when DESTDIR is `.`).
 
-import { closeSync, existsSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { LIMITS, readInputFile } from '../limits.js';
 import { dirname, join, relative, resolve } from 'node:path';
+import { outputFolder, writeFileAtomic } from '../write-file.cjs';
 
 /** A test's saved output: what its .litmus.out holds (herd7's stdout and stderr). */
 export interface HistoryEntry {
@@ -43,21 +44,34 @@ export function timedOut(out: string): boolean {
 }
 
 /**
+ * The header line that says how many entries the file holds, and the last
+ * line of the file, which says it again: a file cut short (a full disk, a
+ * copy stopped, a `kill -9` of a writer that did not write atomically) lacks
+ * it and is refused (parseHistory). A line of an entry's output that starts
+ * with `===` is escaped, so END can only be the writer's.
+ */
+const COUNT = 'entries: ';
+const END = '==== end: ';
+
+/**
  * The history file's text in pieces, in order: the header, then each entry
- * (sorted by key). A whole collection's history can be larger than one
- * JavaScript string may be, so it is written piece by piece (writeHistory).
+ * (sorted by key), then the END line. A whole collection's history can be
+ * larger than one JavaScript string may be, so it is written piece by piece
+ * (writeHistory).
  */
 function* historyPieces(h: { header: string[]; options?: Record<string, unknown>; entries: Iterable<HistoryEntry> }): Generator<string> {
+  const sorted = [...h.entries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const lines = h.header.map((l) => `# ${l}`);
   if (h.options) lines.push(`# options: ${JSON.stringify(h.options)}`);
-  if (lines.length) yield `${lines.join('\n')}\n`;
-  const sorted = [...h.entries].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  lines.push(`# ${COUNT}${sorted.length}`);
+  yield `${lines.join('\n')}\n`;
   for (const e of sorted) {
     const body = e.out.endsWith('\n') ? e.out.slice(0, -1) : e.out;
     // A line that would read as an entry's start (or as an escape) is kept behind a backslash.
     const text = body !== '' || e.out !== '' ? `${body.replace(/^(===|\\)/gm, '\\$1')}\n` : '';
     yield `${ENTRY}${e.key}\n${text}`;
   }
+  yield `${END}${sorted.length} entries\n`;
 }
 
 /** The history file's text: header, then the entries sorted by key. */
@@ -65,14 +79,13 @@ export function formatHistory(h: { header: string[]; options?: Record<string, un
   return [...historyPieces(h)].join('');
 }
 
-/** Writes a history file piece by piece (its text may exceed a string's length). */
+/**
+ * Writes a history file piece by piece (its text may exceed a string's
+ * length), whole or not at all (src/write-file.cts: a full disk leaves the
+ * history that was there). Throws WriteError.
+ */
 export function writeHistory(path: string, h: { header: string[]; options?: Record<string, unknown>; entries: Iterable<HistoryEntry> }): void {
-  const fd = openSync(path, 'w');
-  try {
-    for (const piece of historyPieces(h)) writeSync(fd, piece);
-  } finally {
-    closeSync(fd);
-  }
+  writeFileAtomic(path, historyPieces(h));
 }
 
 export class HistoryError extends Error {}
@@ -95,12 +108,21 @@ export function parseHistory(input: string | Buffer, file: string): History {
     if (current) entries.set(current.key, lazyEntry(current.key, buf.subarray(current.start, end)));
   };
   const isEntry = (at: number) => buf[at] === 0x3d && buf[at + 1] === 0x3d && buf[at + 2] === 0x3d && buf[at + 3] === 0x20;
+  const isEnd = (at: number) => buf[at] === 0x3d && buf.toString('latin1', at, at + END.length) === END;
+  let declared: number | undefined;
+  let ended: { count: string; line: number } | undefined;
   let n = 0;
   for (let at = 0; at < buf.length; n++) {
     const nl = buf.indexOf(NEWLINE, at);
     const end = nl < 0 ? buf.length : nl;
     const next = nl < 0 ? buf.length : nl + 1;
-    if (isEntry(at)) {
+    if (ended) {
+      if (buf.toString('utf8', at, end).trim() !== '') throw new HistoryError(`${file}:${n + 1}: text after the history's last line (line ${ended.line}, "${END.trim()} ...")`);
+    } else if (isEnd(at)) {
+      close(at);
+      current = undefined;
+      ended = { count: buf.toString('utf8', at + END.length, end), line: n + 1 };
+    } else if (isEntry(at)) {
       close(at);
       const key = buf.toString('utf8', at + ENTRY.length, end);
       if (entries.has(key)) throw new HistoryError(`${file}:${n + 1}: the test ${key} is in the history twice`);
@@ -113,13 +135,43 @@ export function parseHistory(input: string | Buffer, file: string): History {
         } catch {
           throw new HistoryError(`${file}:${n + 1}: the options line is not JSON`);
         }
-      } else if (l.startsWith('#')) header.push(l.replace(/^# ?/, ''));
+      } else if (l.startsWith(`# ${COUNT}`) && /^\d+$/.test(l.slice(COUNT.length + 2))) declared = Number(l.slice(COUNT.length + 2));
+      else if (l.startsWith('#')) header.push(l.replace(/^# ?/, ''));
       else if (l.trim() !== '') throw new HistoryError(`${file}:${n + 1}: not a litmus history (a test's entry starts with "${ENTRY}PATH")`);
     }
     at = next;
   }
   close(buf.length);
+  checkWhole(file, declared, ended, entries.size, header);
   return { header, options, entries };
+}
+
+/**
+ * Whether a history holds what its header says: the entries counted in its
+ * `# entries: N` line and an END line that says N again (a file cut short
+ * has none); a history without that line (an older one) is held to the
+ * number of tests its first line names, when it names one.
+ */
+function checkWhole(file: string, declared: number | undefined, ended: { count: string; line: number } | undefined, found: number, header: string[]): void {
+  const cut = (what: string) =>
+    new HistoryError(`${file}: cut short: ${what}: the file was not written whole (a full disk, or a copy or a run stopped); make it again with litmus history record`);
+  if (declared !== undefined) {
+    if (!ended) throw cut(`its header says ${declared} entries and its last line ("${END}${declared} entries") is missing, after ${found} entr${found === 1 ? 'y' : 'ies'}`);
+    if (ended.count !== `${declared} entries` || found !== declared) {
+      throw cut(`its header says ${declared} entries, its last line "${END}${ended.count}", and it holds ${found}`);
+    }
+    return;
+  }
+  if (ended) {
+    const m = /^(\d+) entries$/.exec(ended.count);
+    if (!m || Number(m[1]) !== found) throw cut(`its last line says "${END}${ended.count}" and it holds ${found} entr${found === 1 ? 'y' : 'ies'}`);
+    return;
+  }
+  // An older history: its first line says how many tests it holds.
+  if (found === 0 && header.length === 0) throw cut('it is empty');
+  const said = /^litmus history: (\d+) tests? under /.exec(header[0] ?? '');
+  if (!said && header[0]?.startsWith('litmus history:')) throw cut('its first line ends early');
+  if (said && Number(said[1]) !== found) throw cut(`its header says ${said[1]} tests and it holds ${found}`);
 }
 
 /** An entry whose output is its lines in the file, unescaped, decoded when first read. */
@@ -156,23 +208,11 @@ export function readLitmusOut(destdir: string, file: string): string | undefined
   }
 }
 
+/** Saves a test's output (whole or not at all; no folder below `destdir` is entered through a link). Throws WriteError. */
 export function writeLitmusOut(destdir: string, file: string, out: string, suffix = '.out'): void {
   const p = litmusOutPath(destdir, file, suffix);
-  ensureDir(dirname(p));
-  writeFileSync(p, out);
-}
-
-/** Creates a folder and its missing parents, one level at a time (Node's recursive mkdir can spin under /proc). */
-function ensureDir(dir: string): void {
-  const missing: string[] = [];
-  let d = resolve(dir);
-  while (!existsSync(d)) {
-    missing.unshift(d);
-    const parent = dirname(d);
-    if (parent === d) break;
-    d = parent;
-  }
-  for (const m of missing) mkdirSync(m);
+  outputFolder(dirname(p), destdir);
+  writeFileAtomic(p, out);
 }
 
 /**

@@ -9,10 +9,11 @@
 // to a hard-linked file, only to a `.litmus` name in a folder under root.
 // Nothing here puts an absolute path in a message.
 
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, realpathSync, statSync, ftruncateSync, writeSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { LIMITS, readInputFile } from '../limits.js';
 import { LimitError } from '../parse/errors.js';
 import { basename, dirname, join, relative, sep } from 'node:path';
+import { writeFileAtomic, WriteError } from '../write-file.cjs';
 
 /** The largest test read: what check reads (a test larger than this is not one a page can edit). */
 export const MAX_READ_BYTES = LIMITS.fileBytes;
@@ -81,7 +82,7 @@ export function readTest(root: string, rel: string): { text: string } | { tooBig
   }
 }
 
-export type SaveRefusal = { status: 400 | 403 | 404; message: string };
+export type SaveRefusal = { status: 400 | 403 | 404 | 507; message: string };
 
 /**
  * Writes `text` to the `.litmus` file `rel` names under `root`: a new file
@@ -103,23 +104,13 @@ export function saveTest(root: string, rel: string, text: string): SaveRefusal |
   if (present?.isSymbolicLink()) return { status: 403, message: `${rel}: a symbolic link; not written through` };
   if (present && !present.isFile()) return { status: 403, message: `${rel}: not a regular file` };
   if (present && present.nlink !== 1) return { status: 403, message: `${rel}: a hard link (the file has other names); not written` };
-  let fd: number;
   try {
-    fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o644);
-  } catch (e) {
-    return { status: 403, message: `${rel}: cannot be written (${(e as NodeJS.ErrnoException).code ?? 'error'})` };
-  }
-  try {
-    // What was opened, checked again: the name may have changed between the lstat and the open.
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.nlink !== 1) return { status: 403, message: `${rel}: not a regular file with one name; not written` };
-    ftruncateSync(fd, 0);
-    const buf = Buffer.from(text, 'utf8');
-    let put = 0;
-    while (put < buf.length) put += writeSync(fd, buf, put, buf.length - put, put);
+    // Whole or not at all, through a new file renamed into place: a link put in the name's place since is refused, never followed.
+    writeFileAtomic(target, text, { refuseLink: true });
     return undefined;
-  } finally {
-    closeSync(fd);
+  } catch (e) {
+    const code = e instanceof WriteError ? e.code : undefined;
+    return { status: code === 'ENOSPC' || code === 'EDQUOT' || code === 'EIO' ? 507 : 403, message: `${rel}: cannot be written (${e instanceof WriteError ? e.reason : code ?? 'error'})` };
   }
 }
 

@@ -12,13 +12,14 @@
 // it cannot be written.
 
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readInputBytes } from '../limits.js';
 import type { Pos } from '../parse/ast.js';
 import type { Suite, SuiteTest } from './read.js';
+import { outputFolder, writeFileAtomic } from '../write-file.cjs';
 
 const FORMAT = 2;
 const FILE_KEY = '@file';
@@ -180,21 +181,13 @@ export function saveBundled(suite: Suite): string | undefined {
   return f && writeAtomically(f, suite) ? f : undefined;
 }
 
-/** Creates a folder and a few missing parents, one level at a time (bounded: never spins). */
-function makeDirs(dir: string): void {
-  const missing: string[] = [];
-  for (let d = resolve(dir); !existsSync(d) && missing.length < 8; d = dirname(d)) missing.unshift(d);
-  for (const m of missing) mkdirSync(m);
-}
-
+/** Writes a saved lowering whole or not at all (src/write-file.cts; a cache: not synced to the disk, never cut). */
 function writeAtomically(path: string, suite: Suite): boolean {
   try {
     const text = toSaved(suite);
     if (!text) return false;
-    makeDirs(dirname(path));
-    const tmp = `${path}.${process.pid}.tmp`;
-    writeFileSync(tmp, text);
-    renameSync(tmp, path);
+    outputFolder(dirname(path));
+    writeFileAtomic(path, text, { noSync: true });
     return true;
   } catch {
     return false;
