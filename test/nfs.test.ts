@@ -114,7 +114,7 @@ describe('suite tables of .litmus folders (report/suite.ts)', () => {
     expect(table.map(cells)).toContain('a-s1-new new s1 one Sometimes Never MISMATCH');
     expect(table[table.length - 1]).toBe('Version "new" (under review): the bad thing CAN happen, in 2 of 2 scenarios: s1 one, s2 two (also possible in "pre").');
     const safe = suiteTable(rows.filter((r) => r.test === 'a-s1-pre'), { underReview: 'pre' }).split('\n');
-    expect(safe[safe.length - 1]).toBe('Version "pre" (under review): the bad outcome is impossible in all 1 scenarios checked.');
+    expect(safe[safe.length - 1]).toBe('Version "pre" (under review): the bad outcome is impossible in the one scenario checked.');
     const none = suiteTable(rows, { underReview: 'v9' }).split('\n');
     expect(none[none.length - 1]).toBe('No test of version "v9" in this run.');
   });

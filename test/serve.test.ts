@@ -371,7 +371,7 @@ describe('litmus serve', () => {
       'mp-base base mp Sometimes',
       'mp-fixed fixed mp Never',
     ]);
-    expect(r.verdict).toBe('Version "fixed" (under review): a stale read is impossible in all 1 scenarios checked.');
+    expect(r.verdict).toBe('Version "fixed" (under review): a stale read is impossible in the one scenario checked.');
   });
 
   it('shows a test of a TypeScript suite as the C it is inlined into, read-only, with its pictures', async () => {

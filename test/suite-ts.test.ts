@@ -4,7 +4,7 @@
 // what it does not support, and `litmus new`.
 
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { kernelDeclarations } from '../src/suite/kernel-decl.js';
@@ -13,9 +13,9 @@ import { runSuite } from '../src/suite/run.js';
 import { printLitmus } from '../src/parse/printer.js';
 import { checkSource } from '../src/check.js';
 import { lkmm } from '../models/lkmm.js';
-import { newTest, shapes } from '../src/cli/new.js';
+import { KERNEL_IMPORT, newSuite, newTest, shapes } from '../src/cli/new.js';
 import { primitiveNames } from '../src/events/primitives.js';
-import { ROOT } from './util.js';
+import { CLI, ROOT, runNode } from './util.js';
 
 const KERNEL = join(ROOT, 'litmus', 'kernel.js');
 
@@ -245,7 +245,7 @@ export default suite({ title: 'MP', underReview: 'bad', badOutcome: 'a stale rea
     expect(run.status).toBe(2);
     expect(run.errors.map((e) => e.replace(dir + '/', ''))).toEqual(['bad.ts:4:38: unsupported TypeScript in a litmus function: for statement']);
     expect(run.cells.map((c) => `${c.scenario}/${c.version}:${c.result?.observation ?? 'error'}`).sort()).toEqual(['mp/bad:error', 'mp/good:Sometimes', 'solo/bad:Never', 'solo/good:Never']);
-    expect(run.out[0]).toBe('Version "bad" (under review): a stale read is impossible in all 1 scenarios checked. Not checked for "bad": mp (see the errors above).');
+    expect(run.out[0]).toBe('Version "bad" (under review): a stale read is impossible in the one scenario checked. Not checked for "bad": mp (see the errors above).');
     expect(run.out.join('\n')).toMatch(/^mp +Sometimes +error$/m);
   });
 
@@ -275,10 +275,70 @@ describe('litmus new', () => {
       // Each shape's weak outcome is allowed with ONCE accesses; the ??? is not judged.
       expect(r.observation, shape).toBe('Sometimes');
       expect(r.matches, shape).toBeUndefined();
-      const dir = folder({ 't.ts': newTest('t', shape, true, KERNEL) });
+      // The TypeScript test imports the kernel module by the package's name, wherever it is.
+      const ts = newTest('t', shape, true);
+      expect(ts).toContain(`from '${KERNEL_IMPORT}';`);
+      const dir = folder({ 't.ts': ts });
       const run = await runSuite(join(dir, 't.ts'), { model: 'lkmm', quiet: true });
       expect(run.errors).toEqual([]);
       expect(run.cells[0].result!.observation, shape).toBe(checkSource(c, { model: lkmm }).observation);
     }
+  });
+
+  it('--ts suites: for each shape, v1 reaches the weak outcome and v2 (smp_mb() between accesses, only the functions it changes) does not', async () => {
+    for (const shape of shapes()) {
+      const files = newSuite('t', shape);
+      expect(Object.keys(files).sort()).toEqual(['suite.ts', 'v1.ts', 'v2.ts']);
+      for (const [name, text] of Object.entries(files)) {
+        // Imports: the kernel module by the package's name and the suite's own modules; no path leaves the folder.
+        const specs = [...text.matchAll(/from '([^']+)'/g)].map((m) => m[1]);
+        for (const s of specs) expect([KERNEL_IMPORT, './v1.js', './v2.js'], `${shape} ${name}`).toContain(s);
+      }
+      expect(files['v2.ts']).toContain("export * from './v1.js';");
+      const dir = folder(files);
+      const run = await runSuite(join(dir, 'suite.ts'), { model: 'lkmm', explain: false });
+      expect(run.errors, shape).toEqual([]);
+      const verdict = (v: string) => run.cells.find((c) => c.version === v)!.result!.observation;
+      expect([verdict('v1'), verdict('v2')], shape).toEqual(['Sometimes', 'Never']);
+      // v2 holds only the threads with more than one access.
+      const SHAPE_THREADS = (files['v1.ts'].match(/export function p\d/g) ?? []).length;
+      expect((files['v2.ts'].match(/export function p\d/g) ?? []).length, shape).toBeLessThanOrEqual(SHAPE_THREADS);
+    }
+  });
+
+  it('--ts suites type-check against the installed package, from wherever they are', async () => {
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    if (!existsSync(tsc)) return void console.warn('skipped: typescript is not installed');
+    const project = mkdtempSync(join(tmpdir(), 'litmus-new-ts-'));
+    // The package installed beside the suite, as npm install --save-dev would link it.
+    mkdirSync(join(project, 'node_modules'));
+    symlinkSync(ROOT, join(project, 'node_modules', 'lkmm-litmus'), 'dir');
+    const suite = join(project, 'deep', 'er', 'iriw');
+    mkdirSync(suite, { recursive: true });
+    for (const [name, text] of Object.entries(newSuite('iriw', 'IRIW'))) writeFileSync(join(suite, name), text);
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      readFileSync(join(ROOT, 'litmus', 'tsconfig.json'), 'utf8'),
+    );
+    const r = await runNode([tsc, '-p', project], project);
+    expect(r.stdout + r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+
+  it('the command writes the suite folder, which checks as written, and refuses to write over anything', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'litmus-new-cli-'));
+    const made = await runNode([CLI, 'new', 'mp', '--ts'], cwd);
+    expect(made.stderr).toBe('');
+    expect(made.stdout).toBe(`wrote ${join(cwd, 'mp')}/ (suite.ts, v1.ts, v2.ts)\n`);
+    const checked = await runNode([CLI, 'check', '-q', 'mp'], cwd);
+    expect(checked.status).toBe(0);
+    expect(checked.stdout.split('\n')[0]).toBe('Version "v2" (under review): the weak outcome is impossible in the one scenario checked.');
+    expect(checked.stdout).toMatch(/^mp +Sometimes +Never *$/m);
+    const again = await runNode([CLI, 'new', 'mp', '--ts'], cwd);
+    expect(again.status).toBe(2);
+    expect(again.stderr).toBe(`litmus new: ${join(cwd, 'mp')} exists already\n`);
+    const single = await runNode([CLI, 'new', 'one.ts', '--from', 'SB'], cwd);
+    expect(single.stdout).toBe(`wrote ${join(cwd, 'one.ts')}\n`);
+    expect(readFileSync(join(cwd, 'one.ts'), 'utf8')).toContain(`from '${KERNEL_IMPORT}';`);
   });
 });

@@ -103,10 +103,10 @@ addLimitOptions(addModelOptions(program
 
 program
   .command('new')
-  .description('write a new test to edit: NAME.litmus (C) or, with --ts, NAME.ts (a TypeScript scenario)')
+  .description('write a new test to edit: NAME.litmus (C), or with --ts a TypeScript suite NAME/ (two versions, one scenario; NAME.ts: one scenario)')
   .argument('<name>', 'the test name (or a path ending in .litmus or .ts)')
   .option('--from <shape>', 'the shape to start from: MP, SB, LB, 2+2W, WRC, ISA2, IRIW, R, S, Z6.0, RWC', 'MP')
-  .option('--ts', 'write a TypeScript scenario instead of a C test')
+  .option('--ts', 'write a TypeScript suite (a folder) instead of a C test')
   .action(async (name: string, o: { from: string; ts?: boolean }) => {
     const { writeNewTest } = await import('./new.js');
     try {

@@ -1,10 +1,10 @@
-// `litmus new NAME [--from SHAPE] [--ts]`: a new test to edit, in C (NAME.litmus)
-// or TypeScript (NAME.ts), from one of the classic shapes, with its header
-// and a Result: line left for the user (`???`, not judged until they fill it in).
+// `litmus new NAME [--from SHAPE] [--ts]`: a new test to edit, from one of
+// the classic shapes: in C (NAME.litmus, with a Result: line left for the
+// user, `???`, not judged until they fill it in), or with --ts a TypeScript
+// suite (NAME/: two versions and a scenario; NAME.ts: one scenario).
 
-import { existsSync, lstatSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve } from 'node:path';
-import { bundledDir } from './inputs.js';
+import { existsSync, lstatSync, mkdirSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { writeFileAtomic } from '../write-file.cjs';
 
 /** One access of a shape's thread: a store of a value, or a load into a named register. */
@@ -119,24 +119,46 @@ exists (${exists})
 `;
 }
 
-/** A TypeScript scenario of the shape. */
+/**
+ * How a TypeScript file the user writes imports the kernel module: by the
+ * package's name, so that the file still reads (and, where the package is
+ * installed beside it, type-checks) wherever it is moved. litmus's reader
+ * knows the kernel module by that name whatever is installed.
+ */
+export const KERNEL_IMPORT = 'lkmm-litmus/kernel';
+
+/** A statement of a thread's code, in TypeScript. */
+function tsOp(op: Op): string {
+  return 'w' in op ? `WRITE_ONCE(s.${op.w}, ${op.v});` : `const ${op.reg} = READ_ONCE(s.${op.r});`;
+}
+
+/** The kernel names a piece of code uses, in import order. */
+function kernelNames(ops: Op[], more: string[] = []): string[] {
+  const used = ['READ_ONCE', 'WRITE_ONCE'].filter((p) => ops.some((op) => (p === 'READ_ONCE' ? 'r' in op : 'w' in op)));
+  return [...used, ...more];
+}
+
+/** The condition of a shape, over the threads' values (p0, p1, ...) and the final memory (mem). */
+function tsExists(s: Shape): string {
+  const ps = s.threads.map((_, i) => (s.exists.some((t) => 'reg' in t && t.t === i) ? `p${i}` : '')).join(', ').replace(/(, )+$/, '');
+  const usesMem = s.exists.some((t) => 'loc' in t);
+  const args = `[${ps}]${usesMem ? ', mem' : ''}`;
+  return `(${args}) => ${s.exists.map((t) => ('loc' in t ? `mem.${t.loc} === ${t.v}` : `p${t.t}.${t.reg} === ${t.v}`)).join(' && ')}`;
+}
+
+/** A TypeScript scenario of the shape, one file (a test of its own). */
 function tsTest(name: string, s: Shape, kernelImport: string): string {
   const locs = locationsOf(s);
   const threads = s.threads.map((ops) => {
-    const body = ops.map((op) => ('w' in op ? `WRITE_ONCE(s.${op.w}, ${op.v});` : `const ${op.reg} = READ_ONCE(s.${op.r});`));
+    const body = ops.map(tsOp);
     const regs = ops.flatMap((op) => ('reg' in op ? [op.reg] : []));
     if (regs.length) body.push(`return { ${regs.join(', ')} };`);
     return `    (s: State) => {\n      ${body.join('\n      ')}\n    },`;
   });
-  const ps = s.threads.map((_, i) => (s.exists.some((t) => 'reg' in t && t.t === i) ? `p${i}` : '')).join(', ').replace(/(, )+$/, '');
-  const usesMem = s.exists.some((t) => 'loc' in t);
-  const args = `[${ps}]${usesMem ? ', mem' : ''}`;
-  const exists = s.exists.map((t) => ('loc' in t ? `mem.${t.loc} === ${t.v}` : `p${t.t}.${t.reg} === ${t.v}`)).join(' && ');
-  const used = ['READ_ONCE', 'WRITE_ONCE'].filter((p) => s.threads.flat().some((op) => (p === 'READ_ONCE' ? 'r' in op : 'w' in op)));
   return `// ${name}: ${s.says}
 // Check it with: npx litmus check ${name}.ts
 
-import { ${[...used, 'scenario', 'type Ref'].join(', ')} } from '${kernelImport}';
+import { ${kernelNames(s.threads.flat(), ['scenario', 'type Ref']).join(', ')} } from '${kernelImport}';
 
 interface State {
 ${locs.map((l) => `  ${l}: Ref;`).join('\n')}
@@ -148,31 +170,122 @@ export default scenario({
   threads: [
 ${threads.join('\n')}
   ],
-  exists: (${args}) => ${exists},
+  exists: ${tsExists(s)},
   // Result: what you expect (Never, Sometimes or Always); litmus then reports a mismatch.
   // result: 'Sometimes',
 });
 `;
 }
 
-/** The text of a new test. `kernelImport` is the TypeScript import path of litmus/kernel.js. */
-export function newTest(name: string, shape: string, ts: boolean, kernelImport = '../kernel.js'): string {
+/**
+ * One version's function for a thread of the shape: its accesses (with
+ * smp_mb() between them when `fenced`), the values it reads recorded with
+ * observe() for the condition.
+ */
+function tsFunction(i: number, ops: Op[], fenced: boolean): string {
+  const body = ops.map(tsOp).flatMap((line, k) => (fenced && k > 0 ? ['smp_mb();', line] : [line]));
+  for (const op of ops) if ('reg' in op) body.push(`observe('${op.reg}', ${op.reg});`);
+  return `export function p${i}(s: State): void {\n  ${body.join('\n  ')}\n}\n`;
+}
+
+/**
+ * A TypeScript suite of the shape: two versions of the code (v1 as the shape
+ * has it, v2 with smp_mb() between each CPU's accesses, holding only the
+ * functions it changes) against one scenario, v2 under review. The files by
+ * name.
+ */
+export function newSuite(name: string, shape: string, kernelImport = KERNEL_IMPORT): Record<string, string> {
+  const s = shapeOf(shape);
+  const locs = locationsOf(s);
+  const ops = s.threads.flat();
+  const changed = s.threads.map((t, i) => [i, t] as const).filter(([, t]) => t.length > 1);
+  const changedOps = changed.flatMap(([, t]) => t);
+  const observes = (o: Op[]) => (o.some((op) => 'reg' in op) ? ['observe'] : []);
+  const v1 = `// ${name}, version v1: the code before the change, one function per CPU.
+// Each version is a module of the functions it changes (v2.ts); calls
+// resolve by name in the version being checked.
+
+import { ${kernelNames(ops, [...observes(ops), 'type Ref']).join(', ')} } from '${kernelImport}';
+
+/** The shared state: each Ref is an int location (C: int *x). */
+export interface State {
+${locs.map((l) => `  ${l}: Ref;`).join('\n')}
+}
+
+${s.threads.map((t, i) => tsFunction(i, t, false)).join('\n')}`;
+  const v2 = `// ${name}, version v2: v1 with smp_mb() between each CPU's accesses. Only the
+// functions it changes are here; the others come from v1.
+
+export * from './v1.js';
+import { ${kernelNames(changedOps, [...observes(changedOps), 'smp_mb']).join(', ')} } from '${kernelImport}';
+import type { State } from './v1.js';
+
+${changed.map(([i, t]) => tsFunction(i, t, true)).join('\n')}`;
+  const calls = s.threads.map((_, i) => `(s: State) => p${i}(s)`).join(', ');
+  const suite = `// ${name}: ${s.says}
+// Two versions against one scenario: \`npx litmus check ${name}\` prints the grid
+// and explains each cell of the version under review that reaches the bad
+// outcome; \`npx litmus audit ${name}\` says which barriers it needs. Add a
+// version as a module of the functions it changes, and a scenario as another
+// scenario({ ... }) in the list. Type-checked where the lkmm-litmus package
+// is installed beside it (npm install --save-dev lkmm-litmus); litmus reads
+// it either way.
+
+import { scenario, suite } from '${kernelImport}';
+import * as v1 from './v1.js';
+import * as v2 from './v2.js';
+import { ${s.threads.map((_, i) => `p${i}`).join(', ')}, type State } from './v1.js';
+
+const weak = scenario({
+  name: '${name}',
+  says: '${s.says.replace(/'/g, "\\'")}',
+  threads: [${calls}],
+  exists: ${tsExists(s)},
+});
+
+export default suite({
+  title: '${name}: ${s.says.replace(/'/g, "\\'")}',
+  underReview: 'v2',
+  baseline: 'v1',
+  badOutcome: 'the weak outcome',
+  versions: { v1, v2 },
+  scenarios: [weak],
+});
+`;
+  return { 'suite.ts': suite, 'v1.ts': v1, 'v2.ts': v2 };
+}
+
+function shapeOf(shape: string): Shape {
   const s = SHAPES[shape];
   if (!s) throw new Error(`unknown shape "${shape}" (${shapes().join(', ')})`);
+  return s;
+}
+
+/** The text of a new test: C, or with `ts` a TypeScript scenario importing the kernel module as `kernelImport`. */
+export function newTest(name: string, shape: string, ts: boolean, kernelImport = KERNEL_IMPORT): string {
+  const s = shapeOf(shape);
   return ts ? tsTest(name, s, kernelImport) : cTest(name, s);
 }
 
-/** Writes the new test; returns its path, or throws with a message for the user. */
+/**
+ * Writes the new test: NAME.litmus; with `ts`, a suite folder NAME/ (or,
+ * for a NAME ending in .ts, that one file). Returns what it wrote, or
+ * throws with a message for the user. Nothing is written over.
+ */
 export function writeNewTest(name: string, shape: string, ts: boolean): string {
-  const file = resolve(/\.(litmus|ts)$/.test(name) ? name : `${name}${ts ? '.ts' : '.litmus'}`);
-  const isTs = ts || file.endsWith('.ts');
-  const base = basename(file).replace(/\.(litmus|ts)$/, '');
+  const singleTs = name.endsWith('.ts');
+  const target = resolve(/\.(litmus|ts)$/.test(name) || (ts && !singleTs) ? name : `${name}.litmus`);
+  const base = basename(target).replace(/\.(litmus|ts)$/, '');
   if (!/^[A-Za-z0-9_.+-]+$/.test(base)) throw new Error(`"${base}" is not a test name (letters, digits and - _ . +)`);
-  if (lstatSync(file, { throwIfNoEntry: false })) throw new Error(`${file} exists already`);
-  if (!existsSync(dirname(file))) throw new Error(`no folder ${dirname(file)}`);
-  let kernel = relative(dirname(file), join(bundledDir(), 'kernel.js'));
-  if (!kernel.startsWith('.')) kernel = `./${kernel}`;
   // Never replaces anything, not even a link put there since (nor writes through one).
-  writeFileAtomic(file, newTest(base, shape, isTs, kernel), { exclusive: true });
-  return file;
+  if (lstatSync(target, { throwIfNoEntry: false })) throw new Error(`${target} exists already`);
+  if (!existsSync(dirname(target))) throw new Error(`no folder ${dirname(target)}`);
+  if (ts && !singleTs) {
+    const files = newSuite(base, shape);
+    mkdirSync(target);
+    for (const [file, text] of Object.entries(files)) writeFileAtomic(join(target, file), text, { exclusive: true });
+    return `${target}/ (${Object.keys(files).join(', ')})`;
+  }
+  writeFileAtomic(target, newTest(base, shape, singleTs), { exclusive: true });
+  return target;
 }

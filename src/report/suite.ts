@@ -72,7 +72,7 @@ export function suiteVerdict(rows: SuiteRow[], cfg: SuiteConfig): string | undef
   const reachable = mine.filter((r) => r.verdict !== 'Never');
   if (mine.length === 0) return `No test of version "${cfg.underReview}" in this run.`;
   if (reachable.length === 0) {
-    return `Version "${cfg.underReview}" (under review): ${bad} is impossible in all ${mine.length} scenarios checked.`;
+    return `Version "${cfg.underReview}" (under review): ${bad} is impossible in ${mine.length === 1 ? 'the one scenario' : `all ${mine.length} scenarios`} checked.`;
   }
   const before = (sc: string) =>
     cfg.baseline && rows.some((r) => r.version === cfg.baseline && r.scenario === sc && r.verdict !== 'Never')
