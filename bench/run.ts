@@ -1,4 +1,4 @@
-// Benchmark (not a test): the targets of issue #9 against herd7 (targets.ts),
+// Benchmark (not a test): the performance targets against herd7 (targets.ts),
 // then the checker on the public corpus and on generated scalable families
 // (bench/families.ts), as Markdown tables.
 //
@@ -7,7 +7,7 @@
 //                    [--no-targets] [--no-herd] [--herd-timeout-s S] [--auto [--auto-timeout-s S] [-j N]]
 //                    [--no-families] [--svg FILE] [--section FILE]
 //
-// The targets table: each figure of the issue in a fresh process (the CLI as
+// The targets table: each target figure in a fresh process (the CLI as
 // a user runs it), with herd7's beside it where installed; --auto adds every
 // auto/ test of the paulmckrcu collection with --speedcheck (tens of minutes).
 //
@@ -597,7 +597,7 @@ function main(): void {
       (s) => console.error(s),
     );
     out.push(
-      '## Targets of issue #9 (one fresh process per figure: the CLI, start-up included)',
+      '## Targets (one fresh process per figure: the CLI, start-up included)',
       '',
       table(
         ['figure', 'target', 'litmus', 'met', 'peak RSS', 'herd7 (same files, same run)'],

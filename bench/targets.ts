@@ -1,4 +1,4 @@
-// The targets of issue #9 ("Fast where herd7 gives up"), each measured in a
+// The performance targets ("Fast where herd7 gives up"), each measured in a
 // fresh process: `litmus` as a user runs it (the CLI, start-up included), and
 // herd7 on the same files in the same run where it is installed. Whole-process
 // wall time, CPU (user + system) and peak RSS come from the child's rusage
@@ -166,7 +166,7 @@ function familyRow(
   return row;
 }
 
-/** Every figure of issue #9, one fresh process each. */
+/** Every target figure, one fresh process each. */
 export function runTargets(opts: TargetOptions, log: (s: string) => void): { rows: TargetRow[]; notes: string[] } {
   const rows: TargetRow[] = [];
   const notes: string[] = [];
