@@ -69,6 +69,31 @@ export function readConf(path: string): ConfSettings {
   return out;
 }
 
+/**
+ * The files a .cfg names (its model, bell, macros and variants), each
+ * looked for beside the .cfg, then in the current folder; `model`, `bell`
+ * and `variants` stand for or add to the .cfg's (the command line's
+ * --model, --bell, --variant). A file not found is an error at its line.
+ */
+export function filesOfConf(confPath: string, over: { model?: string; bell?: string; variants?: string[] } = {}): ModelFiles {
+  const conf = resolve(confPath);
+  const settings = readConf(conf);
+  const dirs = besideFirst(conf);
+  const top = { file: conf, line: 1, col: 1 };
+  const find = (name: string, at: CatPos | undefined) => {
+    const p = findIn(name, dirs);
+    if (!p) throw new ModelError(`Cannot find file ${name}`, at ?? top);
+    return p;
+  };
+  const catName = over.model ?? settings.model;
+  if (catName === undefined) throw new ModelError('this configuration names no model (a "model FILE.cat" line)', top);
+  const cat = find(catName, settings.at.model);
+  const bellName = over.bell ?? settings.bell;
+  const bell = bellName === undefined ? undefined : find(bellName, settings.at.bell);
+  const macros = settings.macros === undefined ? undefined : find(settings.macros, settings.at.macros);
+  return { cat, bell, macros, variants: [...settings.variants, ...(over.variants ?? [])], searchDirs: dirs, skipChecks: [], besideIncluder: true };
+}
+
 /** A model file's text; a folder, a missing or an unreadable file is a positioned error naming it. */
 export function readModelText(path: string): string {
   const at = { file: path, line: 1, col: 1 };

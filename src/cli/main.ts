@@ -189,10 +189,12 @@ program
   .description('list the memory models')
   .action(async () => {
     const { BUILTIN_MODELS } = await import('../../models/index.js');
+    const { MODEL_TEXTS, modelTextConf } = await import('../../models/texts.js');
     for (const { model: m, aliases } of BUILTIN_MODELS) {
       console.log(`${m.name.padEnd(8)} ${m.description}${aliases.length ? ` (also: ${aliases.join(', ')})` : ''}`);
+      if (MODEL_TEXTS[m.name]) console.log(`${''.padEnd(8)} as cat text: --conf ${modelTextConf(m.name)}`);
     }
-    console.log('FILE.cat, FILE.cfg or a folder with linux-kernel.cfg: a model read from its files (--model, --conf; see README)');
+    console.log('FILE.cat, FILE.cfg or a folder with linux-kernel.cfg: a model read from its files (--model, --conf; see docs/models.md)');
   });
 
 function fail(e: unknown): never {

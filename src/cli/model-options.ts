@@ -9,7 +9,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { builtinModel, filesSpec, getModel, unknownModelMessage, withMacros } from '../../models/index.js';
-import { besideFirst, findIn, readConf } from '../../models/cat/files.js';
+import { besideFirst, filesOfConf, findIn } from '../../models/cat/files.js';
 import { ModelError } from '../../models/cat/lexer.js';
 
 import type { ModelFlags } from './model-flags.js';
@@ -58,19 +58,7 @@ function confOfFolder(dir: string): string {
 }
 
 function fromConf(confPath: string, modelOverride: string | undefined, bellOverride: string | undefined, extraVariants: string[]): string {
-  const conf = resolve(confPath);
-  const settings = readConf(conf);
-  const dirs = besideFirst(conf);
-  const catName = modelOverride ?? settings.model;
-  if (catName === undefined) throw new ModelError('this configuration names no model (a "model FILE.cat" line)', { file: conf, line: 1, col: 1 });
-  const cat = findIn(catName, dirs);
-  if (!cat) throw new ModelError(`Cannot find file ${catName}`, settings.at.model ?? { file: conf, line: 1, col: 1 });
-  const bellName = bellOverride ?? settings.bell;
-  const bell = bellName === undefined ? undefined : findIn(bellName, dirs);
-  if (bellName !== undefined && !bell) throw new ModelError(`Cannot find file ${bellName}`, settings.at.bell ?? { file: conf, line: 1, col: 1 });
-  const macros = settings.macros === undefined ? undefined : findIn(settings.macros, dirs);
-  if (settings.macros !== undefined && !macros) throw new ModelError(`Cannot find file ${settings.macros}`, settings.at.macros ?? { file: conf, line: 1, col: 1 });
-  return filesSpec({ cat, bell, macros, variants: [...settings.variants, ...extraVariants], searchDirs: dirs, skipChecks: [], besideIncluder: true });
+  return filesSpec(filesOfConf(confPath, { model: modelOverride, bell: bellOverride, variants: extraVariants }));
 }
 
 function findOrFail(name: string, dirs: string[], what: string): string {
