@@ -441,12 +441,13 @@ export default suite({ title: 'MP', versions: { v }, scenarios: [mp] });
 });
 
 describe('other commands', () => {
-  it('models lists the three built-in models, then how to name a model by its files', async () => {
+  it('models lists the three built-in models, each with its text, then how to name a model by its files', async () => {
     const r = await litmus('models');
     expect(r.status).toBe(0);
     const lines = r.stdout.split('\n').filter(Boolean);
-    expect(lines.slice(0, 3).map((l) => l.split(/\s+/)[0])).toEqual(['lkmm', 'sc', 'x86-tso']);
-    expect(lines[3]).toMatch(/^FILE\.cat, FILE\.cfg or a folder/);
+    expect(lines.filter((l) => !l.startsWith(' ')).slice(0, 3).map((l) => l.split(/\s+/)[0])).toEqual(['lkmm', 'sc', 'x86-tso']);
+    expect(lines.filter((l) => l.trim().startsWith('as cat text: --conf '))).toHaveLength(3);
+    expect(lines[6]).toMatch(/^FILE\.cat, FILE\.cfg or a folder/);
   });
 
   it('primitives lists the kernel primitives', async () => {
