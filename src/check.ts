@@ -3,7 +3,7 @@
 
 import type { CondExpr, CondTerm, LitmusTest } from './parse/ast.js';
 import { headerPredictsDataRace, parseLitmus } from './parse/parser.js';
-import { buildProgram, isAddress, isSymbolic, LOC_BASE, locationOf, SYM_BASE, VAR_STRIDE, type Program } from './program/program.js';
+import { buildProgram, isAddress, isSymbolic, LOC_BASE, locationOf, observedName, SYM_BASE, VAR_STRIDE, type Program } from './program/program.js';
 import { explore, type ExploreResult } from './explore/explorer.js';
 import type { Model } from './model/model.js';
 import type { SpeedMode } from './explore/speedcheck.js';
@@ -93,7 +93,7 @@ export function checkTest(test: LitmusTest, opts: CheckOptions, from: { t0?: num
   });
   const ms = performance.now() - t0;
   const show = (v: number) => formatValue(prog, v);
-  const names = prog.observed.map((o) => (o.kind === 'reg' ? `${o.thread}:${o.name}` : `[${o.name}]`));
+  const names = prog.observed.map(observedName);
   // herd lists registers (by thread, then name) before memory (by name).
   const order = names.map((_, i) => i).sort((a, b) => compareObs(prog, a, b));
   // One [name, value] pair per distinct binding, shared by the states that
@@ -181,15 +181,16 @@ export function stateLine(prog: Program, values: readonly number[]): string {
   const order = prog.observed.map((_, i) => i).sort((a, b) => compareObs(prog, a, b));
   return order.map((i) => {
     const o = prog.observed[i];
-    return `${o.kind === 'reg' ? `${o.thread}:${o.name}` : `[${o.name}]`}=${formatValue(prog, values[i])};`;
+    return `${observedName(o)}=${formatValue(prog, values[i])};`;
   }).join(' ');
 }
 
 export function formatValue(prog: Program, v: number): string {
   if (isSymbolic(v)) return `S${v - SYM_BASE}`;
   const loc = locationOf(prog, v);
-  if (loc >= 0) return prog.locations[loc];
-  // An offset from a variable that is no location: herd7 prints it as that offset (`a+2`, `a+-2`).
+  // A variable is its name; an element or field of one, like an offset that is no location, is the offset from
+  // the variable (herd7: `a+4`, `a+-2`).
+  if (loc >= 0 && !/[[.]/.test(prog.locations[loc])) return prog.locations[loc];
   if (isAddress(v)) {
     const base = LOC_BASE + Math.round((v - LOC_BASE) / VAR_STRIDE) * VAR_STRIDE;
     const owner = locationOf(prog, base);
@@ -206,7 +207,15 @@ function compareObs(prog: Program, a: number, b: number): number {
     if (oa.thread !== ob.thread) return oa.thread - ob.thread;
     return oa.name < ob.name ? -1 : oa.name > ob.name ? 1 : 0;
   }
-  return oa.name < ob.name ? -1 : oa.name > ob.name ? 1 : 0;
+  if (oa.kind === 'reg' || ob.kind === 'reg') return 0;
+  // herd7: variables (by name), then elements (by variable, then place).
+  const ea = /^[^[.]*/.exec(oa.name)![0];
+  const eb = /^[^[.]*/.exec(ob.name)![0];
+  const pa = ea !== oa.name;
+  const pb = eb !== ob.name;
+  if (pa !== pb) return pa ? 1 : -1;
+  if (ea !== eb) return ea < eb ? -1 : 1;
+  return prog.addresses[oa.loc] - prog.addresses[ob.loc];
 }
 
 /** herd's order of states: value by value, symbolic values first, then numbers, then addresses by name. */
@@ -261,5 +270,6 @@ export function formatCond(c: CondExpr, prec = 0, top = false): string {
 function formatTerm(t: CondTerm, rhs: boolean): string {
   if (t.kind === 'num') return String(t.value);
   if (t.kind === 'reg') return `${t.thread}:${t.name}`;
-  return rhs && !t.deref ? t.name : `[${t.name}]`;
+  // herd7 prints an element without brackets (`a[1]=2`).
+  return (rhs && !t.deref) || /[[.]/.test(t.name) ? t.name : `[${t.name}]`;
 }

@@ -15,7 +15,7 @@ import { checkSource } from '../src/check.js';
 import { lkmm } from '../models/lkmm.js';
 import { compileModelFiles } from '../models/cat/model.js';
 import type { Model } from '../src/model/model.js';
-import { HAVE_LKMM, LKMM_DIR } from './util.js';
+import { HAVE_LKMM, LKMM_DIR, stateSet } from './util.js';
 
 let dir: string;
 beforeAll(() => {
@@ -199,5 +199,74 @@ describe('spin_is_locked() and spin_trylock() beside a lock held forever', () =>
       expect(twice, c.name).toBe(0);
       expect(r.positive + r.negative, c.name).toBe(seen.size);
     }
+  });
+});
+
+// ---------------------------------------------------------------- arrays in the initial state
+
+// herd7 reads `int a[2];` (one dimension, a type it knows the size of) in
+// the initial state, and its pointer arithmetic counts bytes: `*(a+4)` is
+// a[1], with its initial write; `*(a+1)` is a location of its own with no
+// initial write, read only from a write of the test (the whole test is
+// refused where a read there has none). States name an element `a[1]`,
+// after the variables; a register holding an element's address is `a+4`.
+describe('arrays in the initial state', () => {
+  const one = (name: string, init: string, procs: string[], cond: string) =>
+    `C ${name}\n\n{ ${init} }\n\n${procs.map((p, i) => `P${i}(${/char/.test(init) ? 'char' : 'int'} *a, int *x)\n{\n${p}\n}\n`).join('\n')}\nexists (${cond})\n`;
+  const cases: Case[] = [
+    {
+      name: 'array+1', text: one('array+1', 'int a[2];', ['\tWRITE_ONCE(*(a+1), 1);', '\tint r0;\n\n\tr0 = READ_ONCE(*(a+1));'], '1:r0=0'),
+      herd: block('array+1', ['1:r0=1;'], 'exists (1:r0=0)', 0, 1), speed: 'Observation array+1 Never 0 0',
+    },
+    {
+      name: 'array+1x2', text: one('array+1x2', 'int a[2];', ['\tWRITE_ONCE(*(a+1), 1);', '\tWRITE_ONCE(*(a+1), 2);', '\tint r0;\n\tint r1;\n\n\tr0 = READ_ONCE(*(a+1));\n\tr1 = READ_ONCE(*(a+1));'], '2:r0=2 /\\ 2:r1=1'),
+      herd: block('array+1x2', ['2:r0=1; 2:r1=1;', '2:r0=1; 2:r1=2;', '2:r0=2; 2:r1=1;', '2:r0=2; 2:r1=2;'], 'exists (2:r0=2 /\\ 2:r1=1)', 1, 5),
+      speed: 'Observation array+1x2 Always 1 0',
+    },
+    {
+      name: 'array+4', text: one('array+4', 'int a[2];', ['\tWRITE_ONCE(*(a+4), 1);', '\tint r0;\n\n\tr0 = READ_ONCE(*(a+4));'], 'a[1]=1 /\\ 1:r0=0'),
+      herd: block('array+4', ['1:r0=0; a[1]=1;', '1:r0=1; a[1]=1;'], 'exists (a[1]=1 /\\ 1:r0=0)', 1, 1), speed: 'Observation array+4 Always 1 0',
+    },
+    {
+      name: 'array-values', text: one('array-values', 'int a[2] = {1, 2};', ['\tint r0;\n\n\tr0 = READ_ONCE(*(a+4));'], '0:r0=2'),
+      herd: block('array-values', ['0:r0=2;'], 'exists (0:r0=2)', 1, 0), speed: 'Observation array-values Always 1 0',
+    },
+    {
+      name: 'array-char', text: one('array-char', 'char a[4];', ['\tWRITE_ONCE(*(a+1), 1);', '\tint r0;\n\n\tr0 = READ_ONCE(*(a+1));'], '1:r0=0'),
+      herd: block('array-char', ['1:r0=0;', '1:r0=1;'], 'exists (1:r0=0)', 1, 1), speed: 'Observation array-char Always 1 0',
+    },
+    {
+      name: 'array-names', text: one('array-names', 'int a[2];', ['\tWRITE_ONCE(*x, 5);\n\tWRITE_ONCE(*(a+1), 1);\n\tWRITE_ONCE(*(a+4), 2);'], 'x=5 /\\ a[1]=2'),
+      herd: block('array-names', ['[x]=5; a[1]=2;'], 'exists ([x]=5 /\\ a[1]=2)', 1, 0), speed: 'Observation array-names Always 1 0',
+    },
+    {
+      name: 'array-address', text: one('array-address', 'int a[2];', ['\tint *r1;\n\tint r0;\n\n\tr1 = a+4;\n\tr0 = READ_ONCE(*r1);'], '0:r1=a'),
+      herd: block('array-address', ['0:r1=a+4;'], 'exists (0:r1=a)', 0, 1), speed: 'Observation array-address Never 0 0',
+    },
+  ];
+  for (const c of cases) agreesWithHerd7(c);
+
+  // The causes: addresses count bytes, and an address no variable declares has no initial write.
+  it('*(a+4) and a[1] of an int array are one location; *(a+1) another, with no initial write', () => {
+    const r = checkSource(one('bytes', 'int a[2];', ['\tWRITE_ONCE(a[1], 1);\n\tWRITE_ONCE(*(a+1), 2);', '\tint r0;\n\tint r1;\n\n\tr0 = READ_ONCE(*(a+4));\n\tr1 = READ_ONCE(*(a+1));'], '1:r0=1 /\\ 1:r1=2'), { model: lkmm });
+    expect(r.program.locations).toEqual(['a[0]', 'a[1]', 'x', 'a+1']);
+    // r0 reads a[1]'s initial 0 or the 1 written there; r1 only the 2 written at a+1.
+    expect([...stateSet(r)].sort()).toEqual(['1:r0=0; 1:r1=2;', '1:r0=1; 1:r1=2;']);
+  });
+
+  it('a read of a+1 that no write can give a value is refused, as herd7 refuses the test', () => {
+    const text = one('array+1-unwritten', 'int a[2];', ['\tint r0;\n\n\tr0 = READ_ONCE(*(a+1));'], '0:r0=0');
+    expect(() => checkSource(text, { model: lkmm })).toThrow(/mixed-size test rejected \(symbol \[a\+1\]\)/);
+    expect(herd7('array+1-unwritten', text)).toMatch(/line 9, character 6: .*mixed-size test rejected/);
+  });
+
+  it('what herd7 refuses of arrays is refused by litmus herd7, with herd7\'s reason', () => {
+    const refused: [string, string, RegExp][] = [
+      ['int a[2][2];', 'a[1]=0', /one dimension/],
+      ['spinlock_t a[2];', 'a[1]=0', /Cannot find the size of type spinlock_t/],
+      ['int a[2] = {1};', 'a[1]=0', /Declared size of array a does not match initial value size/],
+      ['int a[2];', 'a[5]=0', /Out of bounds access on array a/],
+    ];
+    for (const [init, cond, why] of refused) expect(herd7('refused', one('refused', init, ['\tint r0;\n\n\tr0 = READ_ONCE(*a);'], cond)), init).toMatch(why);
   });
 });

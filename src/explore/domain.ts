@@ -267,7 +267,7 @@ class Domain implements ValueDomain {
     return this.values.mayWrite;
   }
   settledValues(): ValueAnalysis | undefined {
-    if (this.values || this.unsettled) return this.values;
+    if (this.values || this.unsettled) return this.values?.reachesUnnamed ? undefined : this.values;
     // The analysis keeps a vector of every register's values per instruction: past a bound, it is not worth its cost here.
     const cells = this.prog.threads.reduce((n, th) => n + th.code.length * Math.max(1, th.regs.length), 0);
     if (cells > SETTLED_VALUES_CELLS) {
@@ -275,7 +275,8 @@ class Domain implements ValueDomain {
       return undefined;
     }
     const v = analyseValues(this.prog, this.deadline);
-    if (v.bounded) this.values = v;
+    // What an address that is no location yet holds is not known: no value is settled.
+    if (v.bounded && !v.reachesUnnamed) this.values = v;
     else this.unsettled = true;
     return this.values;
   }
@@ -295,6 +296,12 @@ export interface ValueAnalysis {
   finalRegs: Set<number>[][];
   /** False when a set grew past DOMAIN_CAP (the others are then incomplete). */
   bounded: boolean;
+  /**
+   * Whether an access may reach an address that is no location yet (`a+1`):
+   * the explorer names it when it gets there (addLocationAt) and starts
+   * again; until then, what is read or written there is not in the sets.
+   */
+  reachesUnnamed: boolean;
 }
 
 /** Every thread run over sets of values, round after round, until nothing new is written. */
@@ -360,11 +367,13 @@ export function analyseValues(prog: Program, deadline = Deadline.none): ValueAna
   const hasLoop = hasLoops(prog);
   const writeInstrs = prog.threads.reduce((a, th) => a + th.code.filter((i) => i.op === 'prim' && effectOf(i.prim).writes).length, 0);
   const maxWrites = writeInstrs * (hasLoop ? prog.unroll + 1 : 1);
+  let reachesUnnamed = false;
   const locsOf = (s: Set<number>): number[] => {
     const out: number[] = [];
     for (const v of s) {
       const loc = accessedLocation(prog, v);
       if (loc >= 0) out.push(loc);
+      else if (isAddress(v)) reachesUnnamed = true;
     }
     return out;
   };
@@ -493,7 +502,7 @@ export function analyseValues(prog: Program, deadline = Deadline.none): ValueAna
     }
     return out;
   });
-  return { mayWrite, addresses, finalRegs, bounded };
+  return { mayWrite, addresses, finalRegs, bounded, reachesUnnamed };
 }
 
 /**

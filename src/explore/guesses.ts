@@ -24,11 +24,12 @@ import { prune, type ExploreState } from './state.js';
  * later write must match it (matchPending).
  */
 export function breakDeadlock(s: ExploreState): void {
-  // A read at address 0 is judged once every other thread is done (zeroReadUnmatched); until then it guesses nothing.
-  const atZero = (b: { r: Event }) => b.r.loc === s.prog.zeroLocation && !b.r.lock;
+  // A read of a location without initial write (address 0, an address no variable declares) is judged once
+  // every other thread is done (noInitReadUnmatched); until then it guesses nothing.
+  const atZero = (b: { r: Event }) => !b.r.lock && (b.r.loc === s.prog.zeroLocation || b.r.loc >= s.prog.unnamedFrom);
   const zeroRead = s.waiting.find(atZero);
   if (zeroRead && s.ts.every((ts, u) => ts.done || s.waiting.some((b) => b.t === u && atZero(b)))) {
-    zeroReadUnmatched(s, zeroRead.t, zeroRead.r);
+    noInitReadUnmatched(s, zeroRead.t, zeroRead.r);
     return;
   }
   if (noCycleThrough(s)) {
@@ -64,20 +65,32 @@ export function breakDeadlock(s: ExploreState): void {
 }
 
 /**
- * A read at address 0 (through a name its process does not declare) that
- * no write can satisfy: herd7 gives such a read the writes whose address
- * it has not determined yet as its possible sources, and refuses the test
- * when there is none ("Non symbolic location with no initial write"); with
- * one, the execution is unsolvable (a write at 0 itself is refused), and
- * so it is no execution.
+ * A read of a location herd7 gives no initial write that no write can
+ * satisfy. At address 0 (through a name its process does not declare):
+ * herd7 gives such a read the writes whose address it has not determined
+ * yet as its possible sources, and refuses the test when there is none
+ * ("Non symbolic location with no initial write"); with one, the execution
+ * is unsolvable (a write at 0 itself is refused), and so it is no
+ * execution. At an address no variable declares (`a+1`): herd7 refuses the
+ * test when the read has no write at all to read from in the execution's
+ * events (not its own thread's later ones), none there and none at an
+ * address computed from a read ("mixed-size test rejected"); with one it
+ * could not take, this is no execution.
  */
-function zeroReadUnmatched(s: ExploreState, t: number, r: Event): void {
+export function noInitReadUnmatched(s: ExploreState, t: number, r: Event): void {
   const computedWrite = s.events.some((w) => w.kind === 'W' && w.thread >= 0 && w.id !== r.id && w.addrDeps !== 0n);
-  if (computedWrite || laterComputedWrite(s.prog.threads[t], r.pc)) {
+  const unnamed = r.loc !== s.prog.zeroLocation;
+  const written = unnamed && s.events.some((w) => w.kind === 'W' && w.thread >= 0 && w.loc === r.loc && w.id !== r.id);
+  const laterComputed = s.ts.some((ts, u) => (u === t ? laterComputedWrite(s.prog.threads[t], r.pc) : !ts.done && laterComputedWrite(s.prog.threads[u], ts.pc - 1)));
+  if (computedWrite || written || laterComputed) {
     prune(s);
     return;
   }
   const ins = s.prog.threads[t].code[r.pc] as PrimInstr;
+  if (unnamed) {
+    const name = s.prog.locations[r.loc];
+    fail(`this reads ${name}, an address no variable declares, and no write of the test can give it a value: herd7 refuses the test ("mixed-size test rejected (symbol [${name}])")`, ins.pos);
+  }
   const name = ins.addr.k === 'reg' ? s.prog.threads[t].regs[ins.addr.r] : '0';
   fail(zeroReadMessage(name, t), ins.pos);
 }

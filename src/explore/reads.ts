@@ -11,6 +11,7 @@ import { lastSectionBefore, lockForbidsRead, lockStillWaits } from './locks.js';
 import { readOrder, takesFirst, WAIT } from './likely.js';
 import { owe, prefixConsistent, sourceForbidden } from './prefix.js';
 import { advance } from './schedule.js';
+import { noInitReadUnmatched } from './guesses.js';
 import { eventRecord, newEvent, popEvent, prune, type EventFields, type ExploreState, type ThreadState, type Waiting } from './state.js';
 
 /** A read event of thread t, given each possible source in turn (chooseSource). */
@@ -27,6 +28,9 @@ export function read(
   // the read waits until the other threads are done, and then whether the execution is dropped or the test
   // refused depends on their writes (breakDeadlock).
   if (r.loc === s.prog.zeroLocation) wait(s, { t, r, k, accept: notInitial, ready: false });
+  // An address no variable declares (`a+1`) has no initial write in herd7 either: the read takes a write of
+  // the threads, or waits for one; with none in the whole execution, herd7 refuses the test (noInitReadUnmatched).
+  else if (r.loc >= s.prog.unnamedFrom) chooseSource(s, t, r, notInitial, k);
   else chooseSource(s, t, r, anyWrite, k);
   popEvent(s, r);
   ts.po = saved;
@@ -60,6 +64,10 @@ export function chooseSource(s: ExploreState, t: number, r: Event, accept: (w: E
     else prune(s);
   }
   const willWait = othersMayWriteFor(s, t, r);
+  if (viable.length === 0 && !willWait && r.loc >= s.prog.unnamedFrom && !r.lock) {
+    noInitReadUnmatched(s, t, r);
+    return;
+  }
   // A choice that is the only one left need not be shown to the model now:
   // the next check (or the final one) sees it anyway.
   const forced = viable.length === 1 && !willWait;

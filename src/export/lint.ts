@@ -37,8 +37,12 @@ export function herdFindings(test: LitmusTest, text?: string, table: PrimitiveTa
     if (t && !isHerdType(t)) add(pos, `herd7 does not know the type "${t}" of ${what}`, true);
   };
   for (const d of test.structs ?? []) add(d.pos, 'herd7\'s C has no structs: litmus export writes one variable per field', true);
+  const arrays = herdArrays(test);
   for (const it of test.init) {
-    if (it.dims || it.values || /[[.]/.test(it.name)) add(it.pos, 'herd7\'s C has no arrays or structs: litmus export writes one variable per element or field', true);
+    if (it.dims || it.values || /[[.]/.test(it.name)) {
+      const why = arrays.refused.get(it);
+      if (why) add(it.pos, why, true);
+    }
     name(it.name.replace(/[[.].*$/, ''), it.pos);
     if (it.value?.kind === 'loc') name(it.value.name, it.pos);
     if (it.type && /\s/.test(it.type.replace(/\s*\*+$/, ''))) add(it.pos, `herd7's initial state takes a one-word type, not "${it.type}"`, true);
@@ -57,9 +61,13 @@ export function herdFindings(test: LitmusTest, text?: string, table: PrimitiveTa
     const visitor = lintVisitor(add, name, type, table, helpers);
     for (const s of p.body) walkStmt(s, visitor);
   }
-  // A condition or `locations` naming an element or a field (`a[1]`, `v.f`).
+  // A condition or `locations` naming an element or a field (`a[1]`, `v.f`): herd7 reads an element of an array of its initial state.
   const leafName = (n: string, pos: Pos) => {
-    if (/[[.]/.test(n)) add(pos, `herd7 knows no "${n}": litmus export names each element and field as a variable`, true);
+    const element = /^(\w+)\[(\d+)\]$/.exec(n);
+    const size = element ? arrays.sizes.get(element[1]) : undefined;
+    if (element && size !== undefined) {
+      if (Number(element[2]) >= size) add(pos, `${n} is out of bounds: herd7 refuses the test ("Out of bounds access on array ${element[1]}")`, false);
+    } else if (/[[.]/.test(n)) add(pos, `herd7 knows no "${n}": litmus export names each element and field as a variable`, true);
     else name(n, pos);
   };
   for (const l of test.locations) leafName(l.name, l.pos);
@@ -71,6 +79,34 @@ export function herdFindings(test: LitmusTest, text?: string, table: PrimitiveTa
   notesOfCondition(test, note);
   return out.sort((a, b) => a.pos.line - b.pos.line || a.pos.col - b.pos.col);
 }
+
+/**
+ * The arrays herd7 reads in an initial state (`int a[2];`, `int a[2] = {1, 2};`:
+ * one dimension, of a scalar type whose size herd7 knows), with their
+ * sizes, and why it refuses each other array, struct or element there.
+ */
+function herdArrays(test: LitmusTest): { sizes: Map<string, number>; refused: Map<LitmusTest['init'][number], string> } {
+  const sizes = new Map<string, number>();
+  const refused = new Map<LitmusTest['init'][number], string>();
+  const flatten = 'litmus export writes one variable per element or field';
+  for (const it of test.init) {
+    if (!it.dims && !it.values && !/[[.]/.test(it.name)) continue;
+    const base = (it.type ?? '').replace(/\b(const|volatile)\b/g, '').trim();
+    let why: string | undefined;
+    if (/[[.]/.test(it.name)) why = `herd7 sets no element or field in the initial state: ${flatten}`;
+    else if (!it.dims) why = `herd7's C has no initialiser list for "${it.name}" without an array type: ${flatten}`;
+    else if (it.dims.length !== 1 || /\*/.test(base) || !it.type) why = `herd7 reads only an array of one dimension, of a scalar type, in the initial state: ${flatten}`;
+    else if (/^(u?int64_t)$/.test(base)) why = `herd7 fails on an array of ${base} ("mask 32 bit value 0x0 with quad mask"): ${flatten}`;
+    else if (!HERD_ARRAY_TYPES.has(base)) why = `herd7 refuses an array of ${base} ("Cannot find the size of type ${base}"): ${flatten}`;
+    else if (it.values && it.values.length !== it.dims[0]) why = `herd7 refuses ${it.values.length} initial values for ${it.dims[0]} elements ("Declared size of array ${it.name} does not match initial value size"): ${flatten}`;
+    if (why) refused.set(it, why);
+    else sizes.set(it.name, it.dims![0]);
+  }
+  return { sizes, refused };
+}
+
+/** The element types of an array herd7 reads (its lib/testType.ml sizes them). */
+const HERD_ARRAY_TYPES: ReadonlySet<string> = new Set(['int', 'long', 'atomic_t', 'int32_t', 'uint32_t', 'char', 'int8_t', 'uint8_t', 'short', 'int16_t', 'uint16_t']);
 
 type Add = (pos: Pos, message: string, exportable: boolean) => void;
 type Note = (pos: Pos, message: string) => void;

@@ -5,7 +5,7 @@
 
 import { isStmt, jumpsOutOfLoop, walkStmt, type CondExpr, type CondTerm, type Expr, type InitValue, type LitmusTest, type Pos, type Process, type Stmt, type StructDef } from '../parse/ast.js';
 import { inlineFunctions } from './inline.js';
-import { fieldOf, leaves, MAX_LEAVES, pointee, SCALAR, sharedVariables, sizeOf, typeName, type CType } from './types.js';
+import { byteSize, fieldOf, leaves, MAX_BYTES, pointee, SCALAR, sharedVariables, sizeOf, typeName, type CType } from './types.js';
 import { fail, LitmusError, UnknownPrimitiveError } from '../parse/errors.js';
 import { limit, LIMITS } from '../limits.js';
 import { printExpr } from '../parse/printer.js';
@@ -20,7 +20,7 @@ import { addressSlot, argSources, BUILTIN_PRIMITIVES, effectOf, isRunThen, PLAIN
  * its own (named `y+1`, `y+-1`; see addLocationAt).
  */
 export const LOC_BASE = 0x40000000;
-export const VAR_STRIDE = 1 << 10;
+export const VAR_STRIDE = 1 << 12;
 const ADDRESS_SPAN = 0x1000000;
 export const isAddress = (v: number): boolean => v >= LOC_BASE - VAR_STRIDE / 2 && v < LOC_BASE + ADDRESS_SPAN;
 /** The location whose address v is, or -1 when v is none of the program's. */
@@ -158,6 +158,15 @@ export interface FinalState {
 
 /** What herd prints in each state, in its order. */
 export type Observed = { kind: 'reg'; thread: number; reg: number; name: string } | { kind: 'mem'; loc: number; name: string };
+
+/**
+ * How herd7 names an observed register or location in a state: `0:r1`,
+ * `[x]` for a variable, `a[1]` (no brackets) for an element of an array
+ * (litmus's fields too: `v.f`).
+ */
+export function observedName(o: Observed): string {
+  return o.kind === 'reg' ? `${o.thread}:${o.name}` : isPath(o.name) ? o.name : `[${o.name}]`;
+}
 
 export interface Program {
   name: string;
@@ -333,7 +342,12 @@ export function buildProgram(written: LitmusTest, opts: BuildOptions = {}): Prog
     return { kind: 'reg', thread, reg: r, name };
   };
   // A location no process names holds its initial value, 0 (herd7 answers so).
-  const memRef = (name: string, pos: Pos): Observed => ({ kind: 'mem', loc: leafOf(name, pos), name });
+  const memRef = (name: string, pos: Pos): Observed => {
+    const v = vars.get(name);
+    // herd7 shows a whole array as its values, `a={0,5,0}`: litmus does not yet.
+    if (v && (v.type.k === 'array' || v.type.k === 'struct')) fail(`${name} is ${typeName(v.type)}: litmus cannot show or compare a whole array or struct (herd7 shows an array as {v0,v1,...}): name its elements (${name}[0], ...)`, pos);
+    return { kind: 'mem', loc: leafOf(name, pos), name };
+  };
   for (const lr of test.locations) observe(lr.thread === null ? memRef(lr.name, lr.pos) : regRef(lr.thread, lr.name, lr.pos));
   // herd's states show what the final condition and `locations` name, not
   // what only the filter names: `shown` is false while compiling the filter.
@@ -778,7 +792,7 @@ class ThreadBuilder {
         return { addr: this.expr(e.arg), type: e.arg.kind === 'name' ? this.pointsTo(e.arg.name, e.pos) : undefined };
       case 'index': {
         const { ptr, elem, bound } = this.arrayOf(e.base);
-        const size = sizeOf(elem);
+        const size = byteSize(elem);
         const i = this.expr(e.index);
         if (i.k === 'const') {
           if (bound !== undefined && (i.v < 0 || i.v >= bound)) fail(`index ${i.v} is out of bounds: ${printExpr(e.base)} has ${bound} element${bound === 1 ? '' : 's'}`, e.index.pos);
@@ -947,12 +961,12 @@ export function evalPure(e: PureExpr, regs: ArrayLike<number>): number {
 
 /**
  * Whether v is the address of a variable or one of its elements and fields
- * (at most MAX_LEAVES from its block's start): the values herd7 keeps
+ * (less than MAX_BYTES from its block's start): the values herd7 keeps
  * symbolic. Narrower than isAddress, so that a number a test computes near
  * LOC_BASE (INT_MAX / 2 is LOC_BASE - 1) is taken for a number.
  */
 export function isVariableAddress(v: number): boolean {
-  return v >= LOC_BASE && v < LOC_BASE + ADDRESS_SPAN && (v - LOC_BASE) % VAR_STRIDE < MAX_LEAVES;
+  return v >= LOC_BASE && v < LOC_BASE + ADDRESS_SPAN && (v - LOC_BASE) % VAR_STRIDE < MAX_BYTES;
 }
 
 /** An operation herd7 refuses on an address ("Illegal operation"), or that makes it stop. */

@@ -18,8 +18,10 @@ export type CType =
 
 export const SCALAR: CType = { k: 'scalar', name: 'int' };
 
-/** The most locations one variable may have (see VAR_STRIDE). */
+/** The most locations one variable may have. */
 export const MAX_LEAVES = 256;
+/** The most bytes one variable may take (see VAR_STRIDE). */
+export const MAX_BYTES = 2048;
 
 /**
  * The type a declaration's words give (`int`, `struct s`, `struct s *`,
@@ -39,6 +41,7 @@ export function typeOf(words: string, dims: readonly number[], structs: readonly
   if (stars > 0) t = SCALAR;
   for (let i = dims.length - 1; i >= 0; i--) t = { k: 'array', elem: t, n: dims[i] };
   if (sizeOf(t) > MAX_LEAVES) fail(`this variable has more than ${MAX_LEAVES} elements and fields: too large`, pos);
+  if (byteSize(t) > MAX_BYTES) fail(`this variable takes more than ${MAX_BYTES} bytes: too large`, pos);
   return t;
 }
 
@@ -71,25 +74,53 @@ export function fieldType(s: StructType, f: StructDef['fields'][number]): CType 
   return typeOf(f.type, f.dims, s.all.slice(0, s.all.indexOf(s.def)), f.pos);
 }
 
-/** Field `name` of struct s: where it starts and its type, or undefined. */
+/**
+ * How many bytes a value of type t takes: herd7's sizes for the scalar
+ * types its C reads (lib/testType.ml: int, long, atomic_t, 32-bit integers
+ * 4; char and 8-bit integers 1; short and 16-bit 2; 64-bit 8), 4 for any
+ * other scalar (spinlock_t, a pointer's word: herd7 has no array of them);
+ * an array its elements', a struct its fields' one after another. Addresses
+ * count bytes, as herd7's do: `*(a+4)` is `a[1]` of an `int a[2]`, and
+ * `*(a+1)` a location of its own (see addLocationAt).
+ */
+export function byteSize(t: CType): number {
+  switch (t.k) {
+    case 'scalar':
+      return SCALAR_BYTES[t.name] ?? 4;
+    case 'ptr':
+      return 4;
+    case 'array':
+      return t.n * byteSize(t.elem);
+    case 'struct':
+      return t.def.fields.reduce((n, f) => n + byteSize(fieldType(t, f)), 0);
+  }
+}
+
+const SCALAR_BYTES: Readonly<Record<string, number>> = {
+  char: 1, int8_t: 1, uint8_t: 1,
+  short: 2, int16_t: 2, uint16_t: 2,
+  int64_t: 8, uint64_t: 8,
+};
+
+/** Field `name` of struct s: where it starts (in bytes) and its type, or undefined. */
 export function fieldOf(s: StructType, name: string): { offset: number; type: CType } | undefined {
   let offset = 0;
   for (const f of s.def.fields) {
     const type = fieldType(s, f);
     if (f.name === name) return { offset, type };
-    offset += sizeOf(type);
+    offset += byteSize(type);
   }
   return undefined;
 }
 
-/** The leaves of a variable of type t: the name each adds to the variable's (`[1]`, `.f`), its offset and type. */
+/** The leaves of a variable of type t: the name each adds to the variable's (`[1]`, `.f`), its offset in bytes and type. */
 export function leaves(t: CType): { path: string; offset: number; type: CType }[] {
   switch (t.k) {
     case 'scalar':
     case 'ptr':
       return [{ path: '', offset: 0, type: t }];
     case 'array': {
-      const size = sizeOf(t.elem);
+      const size = byteSize(t.elem);
       const inner = leaves(t.elem);
       const out: { path: string; offset: number; type: CType }[] = [];
       for (let i = 0; i < t.n; i++) for (const l of inner) out.push({ path: `[${i}]${l.path}`, offset: i * size + l.offset, type: l.type });

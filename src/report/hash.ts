@@ -234,7 +234,7 @@ function readLoc(toks: Tok[], i: number): [Loc, number] | undefined {
 // ---------------------------------------------------------------------------
 // 2. The initial state.
 
-type InitType = { kind: 'def' } | { kind: 'defptr' } | { kind: 'ty'; t: string } | { kind: 'atomic'; t: string } | { kind: 'ptr'; t: string };
+type InitType = { kind: 'def' } | { kind: 'defptr' } | { kind: 'ty'; t: string } | { kind: 'atomic'; t: string } | { kind: 'ptr'; t: string } | { kind: 'array'; t: string; n: string };
 
 function initText(init: string): string {
   const toks = stateTokens(init);
@@ -266,6 +266,9 @@ function initText(init: string): string {
           return `_Atomic ${ty.t} ${l}=${v}`;
         case 'ptr':
           return `${ty.t} *${l}=${v}`;
+        case 'array':
+          // herd's digest leaves an array's values out.
+          return `${ty.t} ${l}[${ty.n}]`;
       }
     })
     .join('; ');
@@ -292,6 +295,13 @@ function initEntry(toks: Tok[]): { loc: Loc; ty: InitType; v: string } {
   const at = readLoc(toks, i);
   if (!at) throw bad();
   const [loc, j] = at;
+  // `int a[2]`, `int a[2] = {1, 2}`: an array.
+  if (ty?.kind === 'ty' && toks[j]?.text === '[' && toks[j + 1]?.kind === 'num' && toks[j + 2]?.text === ']') {
+    const rest = toks.slice(j + 3);
+    const list = rest.length === 0 || (rest[0].text === '=' && rest[1]?.text === '{' && rest[rest.length - 1].text === '}');
+    if (!list) throw bad();
+    return { loc, ty: { kind: 'array', t: ty.t, n: toks[j + 1].text }, v: '' };
+  }
   if (j === toks.length) return { loc, ty: ty ?? { kind: 'def' }, v: '0' };
   if (toks[j].text !== '=') throw bad();
   let k = j + 1;

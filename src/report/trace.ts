@@ -12,7 +12,7 @@ import type { Execution } from '../model/execution.js';
 import { explore, type Outcome } from '../explore/explorer.js';
 import { LimitError } from '../parse/errors.js';
 import type { Model, Ordering } from '../model/model.js';
-import type { Program } from '../program/program.js';
+import { observedName, type Program } from '../program/program.js';
 import { sc } from '../../models/sc.js';
 import { candidateChanges, changesCpu, findFixes, MAX_CHANGES, satisfiable, type FixSearch, type Limits, type Namer } from './fixes.js';
 import { reorderingCycle } from './graph.js';
@@ -61,7 +61,7 @@ function traceText(r: CheckResult, model: Model, opts: TraceOptions, found: (f: 
   const failing = r.quantifier === 'forall' ? r.exploration.outcomes.filter((o) => !o.positive && o.witness) : [];
   const outcomes = failing.length ? failing : r.exploration.outcomes.filter((o) => o.positive);
   const label = (values: number[]) =>
-    prog.observed.map((o, i) => `${o.kind === 'reg' ? `${o.thread}:${o.name}` : `[${o.name}]`}=${formatValue(prog, values[i])};`).join(' ');
+    prog.observed.map((o, i) => `${observedName(o)}=${formatValue(prog, values[i])};`).join(' ');
   if (outcomes.length === 0) {
     out.push(noneReaches(r, model.name));
     const { found: fw, stopped } = forbiddenCandidate(r, model, opts.limits);
