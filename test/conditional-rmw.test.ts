@@ -167,6 +167,11 @@ describe('primitives the LKMM gives no meaning: refused with the reason (litmus-
   it('try_cmpxchg(): it needs the address of a register', () => {
     expect(refused('atomic_try_cmpxchg', 'x, 0, 1')).toMatch(/a register has no address.*atomic_cmpxchg/);
   });
+  it('smp_acquire__after_ctrl_dep(): not in linux-kernel.def; the message says what the kernel defines it as and what to write', () => {
+    expect(refused('smp_acquire__after_ctrl_dep', '')).toMatch(
+      /^smp_acquire__after_ctrl_dep\(\) has no meaning in the LKMM: linux-kernel\.def does not define it; the kernel defines it as smp_rmb\(\), .* write smp_rmb\(\) in its place, or that read as smp_load_acquire\(\) .*\(include\/asm-generic\/barrier\.h\)$/,
+    );
+  });
   it('a name the kernel does not have stays an unknown primitive, with the closest name', () => {
     const t = one('atomic_add_unless_relaxed(v, 1, 0)', 0, 'exists (v=0)');
     expect(() => run(t)).toThrow(/^unknown primitive "atomic_add_unless_relaxed"/);
@@ -193,6 +198,7 @@ describe('litmus herd7 refuses what herd7 refuses: "Unknown macro"', () => {
     ['dec_if_positive', 'r0 = atomic_dec_if_positive(v);'],
     ['call_rcu', 'call_rcu(v, 0);'],
     ['read_lock', 'read_lock(v);'],
+    ['smp_acquire__after_ctrl_dep', 'smp_acquire__after_ctrl_dep();'],
   ] as const) {
     it(name, async () => {
       const r = await herd7(name, litmus(name, [`\tint r0;\n\t${call}`], 'exists (v=0)', { params: ['atomic_t *v'] }));

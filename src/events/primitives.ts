@@ -806,6 +806,12 @@ function refusedPrimitives(): Map<string, RefusedPrimitive> {
     out.set(`atomic_try_cmpxchg${sfx}`, { why: tryCmpxchg, source: 'Documentation/atomic_t.txt (API: swap)' });
     out.set(`try_cmpxchg${sfx}`, { why: tryCmpxchg, source: 'Documentation/atomic_t.txt (API: swap)' });
   }
+  out.set('smp_acquire__after_ctrl_dep', {
+    why: 'linux-kernel.def does not define it; the kernel defines it as smp_rmb(), which with the control dependency before it orders the read the ' +
+      'dependency starts from before every later access (the control dependency orders the writes, smp_rmb() the reads), as an acquire would: ' +
+      'write smp_rmb() in its place, or that read as smp_load_acquire() (a loop waiting on it as smp_cond_load_acquire())',
+    source: 'include/asm-generic/barrier.h',
+  });
   return out;
 }
 
