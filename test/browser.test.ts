@@ -117,6 +117,24 @@ describe.skipIf(!haveBrowser)('litmus serve in a headless browser', () => {
       return Array.from(g.getImageData(0, 0, c.width, c.height).data);
     }, png.toString('base64'));
     expect(rfPixels(rgba)).toBeGreaterThan(100);
+    // The block is litmus's own output (in herd7's format), and the panel says so.
+    const headings = await page.locator('#results h3').allTextContents();
+    expect(headings).toContain("litmus's output, as herd7 prints it");
+    expect(headings.join('|')).not.toContain("herd7's output");
+  });
+
+  it('shows each trace whole: no line is cut, whatever the width of the window', async () => {
+    for (const width of [1400, 900, 600]) {
+      await page.setViewportSize({ width, height: 1000 });
+      const cut = await page.locator('#explained pre.trace').evaluateAll((pres) =>
+        pres.filter((p) => p.scrollWidth > p.clientWidth + 1 || p.scrollHeight > p.clientHeight + 1).length,
+      );
+      expect(cut, `${width} px`).toBe(0);
+      // Nothing of the page is cut either: no trace reaches past the window's right edge.
+      const right = await page.locator('#explained pre.trace').evaluateAll((pres) => Math.max(...pres.map((p) => p.getBoundingClientRect().right)));
+      expect(right, `${width} px`).toBeLessThanOrEqual(width);
+    }
+    await page.setViewportSize({ width: 1400, height: 1000 });
   });
 
   it("fills a suite's grid with its verdicts and its closing line", async () => {
@@ -125,6 +143,22 @@ describe.skipIf(!haveBrowser)('litmus serve in a headless browser', () => {
     await page.locator('section.suite p.note', { hasText: 'Version "new"' }).waitFor();
     // Versions in the order their tests are listed: new, old.
     expect(await cells.allTextContents()).toEqual(['Never', 'Sometimes']);
+    // The version under review is marked, in its column's header and cells.
+    expect(await page.locator('table.grid th.under-review').allTextContents()).toEqual(['new (under review)']);
+    expect(await page.locator('table.grid td.under-review a').allTextContents()).toEqual(['Never']);
+  });
+
+  it("shows each test's verdict in the list (checked on the server, the grid's reused)", async () => {
+    await page.goto(`${origin}/`);
+    const mark = (path: string) => page.locator(`ul.tests span.verdict[data-path="${path}"]`);
+    for (const [path, verdict] of [['sb.litmus', 'Sometimes'], ['mp.litmus', 'Never'], ['grid/a-new.litmus', 'Never'], ['grid/b-old.litmus', 'Sometimes']]) {
+      await page.waitForFunction((p) => {
+        const e = document.querySelector(`ul.tests span.verdict[data-path="${p}"]`);
+        return e !== null && e.textContent !== '\u2026';
+      }, path);
+      expect(await mark(path).textContent(), path).toBe(verdict);
+      expect(await mark(path).getAttribute('class'), path).toBe(`verdict ${verdict}`);
+    }
   });
 
   it('re-checks an edited test: with smp_mb() on both sides, the forbidden candidate and its cycle', async () => {

@@ -272,8 +272,8 @@ describe('litmus serve', () => {
     const l = JSON.parse((await get('/api/list')).body) as { tests: { path: string }[]; suites: { dir: string; title: string }[] };
     expect(l.tests.map((t) => t.path).sort()).toEqual(['alias.litmus', 'mp.litmus', 'sb.litmus', 'suite/a-new.litmus', 'suite/a-old.litmus', 'ts/suite.ts#mp-base', 'ts/suite.ts#mp-fixed']);
     expect(l.suites).toEqual([
-      expect.objectContaining({ dir: 'suite', title: 'A small suite' }),
-      expect.objectContaining({ dir: 'ts/suite.ts', title: 'MP as TypeScript', tests: [
+      expect.objectContaining({ dir: 'suite', title: 'A small suite', underReview: 'new' }),
+      expect.objectContaining({ dir: 'ts/suite.ts', title: 'MP as TypeScript', underReview: 'fixed', tests: [
         { path: 'ts/suite.ts#mp-base', name: 'mp-base', meta: { version: 'base', scenario: 'mp' } },
         { path: 'ts/suite.ts#mp-fixed', name: 'mp-fixed', meta: { version: 'fixed', scenario: 'mp' } },
       ] }),
@@ -323,7 +323,7 @@ describe('litmus serve', () => {
   });
 
   it('runs a check only on a POST from its own page: a GET of one is 405, a foreign or absent Origin 403', async () => {
-    for (const p of ['/api/check', '/api/test?path=sb.litmus', '/api/suite?dir=suite', '/api/save']) {
+    for (const p of ['/api/check', '/api/test?path=sb.litmus', '/api/suite?dir=suite', '/api/verdicts?paths=sb.litmus', '/api/save']) {
       const r = await get(p);
       expect(r.status, p).toBe(405);
       expect(r.headers.allow).toBe('POST');
@@ -334,6 +334,7 @@ describe('litmus serve', () => {
       expect((await post('/api/check', { source: SB }, ask)).status, origin).toBe(403);
       expect((await showTest('sb.litmus', ask)).status, origin).toBe(403);
       expect((await post('/api/suite', { dir: 'suite' }, ask)).status, origin).toBe(403);
+      expect((await post('/api/verdicts', { paths: 'sb.litmus' }, ask)).status, origin).toBe(403);
       expect((await post('/api/save', { path: 'sb.litmus', source: 'C pwned\n' }, ask)).status, origin).toBe(403);
     }
     expect(snapshot(join(root, '..'))).toBe(before);
@@ -362,6 +363,22 @@ describe('litmus serve', () => {
     const r = JSON.parse((await showSuite('suite')).body);
     expect(r.rows.map((x: { test: string; verdict: string }) => `${x.test} ${x.verdict}`).sort()).toEqual(['a-new Never', 'a-old Sometimes']);
     expect(r.verdict).toContain('Version "new" (under review): the stale read is impossible');
+  });
+
+  it("gives the list's verdicts a batch at a time: only tests under the folder, at most 64 a request", async () => {
+    const r = JSON.parse((await post('/api/verdicts', { paths: 'sb.litmus\nmp.litmus\nsuite/a-old.litmus\nlink.litmus\n../outside/secret.litmus\nnotes.txt' })).body);
+    expect(r.rows).toEqual([
+      { path: 'sb.litmus', verdict: 'Sometimes', expected: '' },
+      { path: 'mp.litmus', verdict: 'Never', expected: 'Never', matches: true },
+      { path: 'suite/a-old.litmus', verdict: 'Sometimes', expected: '' },
+      { path: 'link.litmus', verdict: 'error', expected: '', matches: false },
+      { path: '../outside/secret.litmus', verdict: 'error', expected: '', matches: false },
+      { path: 'notes.txt', verdict: 'error', expected: '', matches: false },
+    ]);
+    expect(JSON.stringify(r)).not.toContain('secret\n');
+    const many = Array.from({ length: 65 }, () => 'sb.litmus').join('\n');
+    expect((await post('/api/verdicts', { paths: many })).status).toBe(413);
+    expect((await post('/api/verdicts', { paths: 7 })).body).toBe('no "paths"\n');
   });
 
   it('checks a TypeScript suite: its grid rows and the verdict on the version under review', async () => {
@@ -432,7 +449,7 @@ describe('litmus serve', () => {
 
   it('answers a body that is not a JSON object with 400 and says what to send', async () => {
     for (const body of ['null', '[]', '"sb.litmus"', '42', 'true']) {
-      for (const p of ['/api/check', '/api/save', '/api/test', '/api/suite']) {
+      for (const p of ['/api/check', '/api/save', '/api/test', '/api/suite', '/api/verdicts']) {
         const r = await raw('POST', p, body);
         expect(r.status, `${p} ${body}`).toBe(400);
         expect(r.body).toMatch(/^send a JSON object \("/);

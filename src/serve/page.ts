@@ -37,7 +37,7 @@ h3 { margin: 16px 0 6px; font-size: 15px; }
 .picture { background: #fff; border: 1px solid #ddd; overflow: auto; max-width: 100%; }
 .picture svg { display: block; max-width: 100%; height: auto; }
 .witness .picture { flex: 0 1 auto; }
-.witness pre.trace { flex: 1 1 360px; }
+.witness pre.trace { flex: 1 1 60ch; white-space: pre-wrap; overflow-wrap: anywhere; }
 table { border-collapse: collapse; background: #fff; }
 td, th { border: 1px solid #ccc; padding: 3px 8px; font-size: 13px; text-align: left; }
 .Never { color: #1b7a2e; font-weight: bold; }
@@ -48,6 +48,8 @@ td, th { border: 1px solid #ccc; padding: 3px 8px; font-size: 13px; text-align: 
 button { font-size: 13px; padding: 4px 12px; }
 .note { color: #555; font-size: 13px; }
 ul.tests { columns: 3 280px; font-size: 13px; }
+ul.tests .verdict { margin-left: 6px; font-size: 12px; }
+th.under-review, td.under-review { background: #fff6d5; }
 `;
 
 export const PAGE_JS = String.raw`'use strict';
@@ -96,8 +98,39 @@ export const PAGE_JS = String.raw`'use strict';
       l.suites.forEach(function (s) { main.appendChild(suiteGrid(s)); });
       main.appendChild(el('h3', { text: 'Tests (' + l.tests.length + ')' }));
       main.appendChild(el('p', {}, [el('a', { href: '#new', text: 'Write a new test\u2026' })]));
-      main.appendChild(el('ul', { cls: 'tests' }, l.tests.map(function (t) { return el('li', {}, [testLink(t.path, t.path)]); })));
+      var inGrid = {};
+      l.suites.forEach(function (s) { s.tests.forEach(function (t) { inGrid[t.path] = true; }); });
+      var marks = {};
+      main.appendChild(el('ul', { cls: 'tests' }, l.tests.map(function (t) {
+        var mark = el('span', { cls: 'verdict', 'data-path': t.path, text: '\u2026' });
+        marks[t.path] = mark;
+        return el('li', {}, [testLink(t.path, t.path), mark]);
+      })));
+      listMarks = marks;
+      verdictsOf(l.tests.map(function (t) { return t.path; }).filter(function (p) { return !inGrid[p]; }), marks);
     });
+  }
+
+  /** The marks of the list now shown, by path: a grid's verdicts fill them too. */
+  var listMarks = {};
+
+  /** Shows a verdict beside a test of the list. */
+  function markVerdict(mark, row) {
+    if (!mark) return;
+    mark.textContent = row.verdict;
+    mark.className = 'verdict ' + row.verdict + (row.matches === false ? ' mismatch' : '');
+    mark.title = row.matches === false ? 'Result: ' + row.expected + ' does not match' : (row.expected ? 'Result: ' + row.expected : '');
+  }
+
+  /** The list's verdicts, a batch at a time (each batch checked on the server's checking threads). */
+  function verdictsOf(paths, marks) {
+    if (paths.length === 0) return;
+    var batch = paths.slice(0, 32);
+    postJSON('/api/verdicts', { paths: batch.join('\n') }).then(function (r) {
+      if (listMarks !== marks) return;
+      r.rows.forEach(function (row) { markVerdict(marks[row.path], row); });
+      verdictsOf(paths.slice(batch.length), marks);
+    }).catch(function (e) { batch.forEach(function (p) { if (marks[p]) { marks[p].textContent = '?'; marks[p].title = String(e.message || e); } }); });
   }
 
   /** A suite's scenario-by-version grid; the verdicts come when the server has checked every test. */
@@ -109,12 +142,15 @@ export const PAGE_JS = String.raw`'use strict';
       if (scenarios.indexOf(c) < 0) scenarios.push(c);
     });
     var cells = {};
-    var table = el('table', { cls: 'grid' }, [el('tr', {}, [el('th', { text: 'scenario \\ version' })].concat(versions.map(function (v) { return el('th', { text: v }); })))]);
+    var mine = function (v) { return s.underReview !== undefined && v === s.underReview; };
+    var table = el('table', { cls: 'grid' }, [el('tr', {}, [el('th', { text: 'scenario \\ version' })].concat(versions.map(function (v) {
+      return el('th', mine(v) ? { text: v + ' (under review)', cls: 'under-review' } : { text: v });
+    })))]);
     scenarios.forEach(function (c) {
       var row = el('tr', {}, [el('th', { text: c.split(':')[0], title: c })]);
       versions.forEach(function (v) {
         var t = s.tests.filter(function (x) { return (x.meta.version || '') === v && (x.meta.scenario || '') === c; })[0];
-        var td = el('td');
+        var td = el('td', mine(v) ? { cls: 'under-review' } : {});
         if (t) { td.appendChild(testLink(t.path, '\u2026')); td.setAttribute('data-path', t.path); cells[t.path] = td; }
         row.appendChild(td);
       });
@@ -132,7 +168,8 @@ export const PAGE_JS = String.raw`'use strict';
         a.textContent = row.verdict;
         a.className = row.verdict;
         a.title = row.test + (row.expected ? ' (Result: ' + row.expected + ')' : '');
-        if (row.matches === false) td.className = 'mismatch';
+        if (row.matches === false) td.className += ' mismatch';
+        markVerdict(listMarks[row.path], row);
       });
       verdict.textContent = r.verdict || '';
     }).catch(function (e) { verdict.textContent = String(e.message || e); verdict.className = 'error'; });
@@ -193,7 +230,7 @@ export const PAGE_JS = String.raw`'use strict';
     box.appendChild(sum);
     box.appendChild(el('h3', { text: 'States' }));
     box.appendChild(statesTable(v.states));
-    box.appendChild(el('h3', { text: "herd7's output" }));
+    box.appendChild(el('h3', { text: "litmus's output, as herd7 prints it" }));
     box.appendChild(el('pre', { cls: 'herd', text: v.herd }));
     var parent = box.parentNode;
     var old = document.getElementById('explained');

@@ -157,6 +157,10 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       const dir = field('dir');
       return dir === undefined ? send(res, 400, 'text/plain', 'no "dir"\n') : suite(res, dir, asker);
     }
+    if (path === '/api/verdicts') {
+      const paths = field('paths');
+      return paths === undefined ? send(res, 400, 'text/plain', 'no "paths"\n') : verdicts(res, paths.split('\n').filter(Boolean), asker);
+    }
     const source = field('source');
     if (source === undefined) return send(res, 400, 'text/plain', 'no "source"\n');
     if (path === '/api/check') {
@@ -226,6 +230,34 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     return json(res, 200, { dir, title: found.title, rows, verdict: suiteVerdict(rows, config) ?? null });
   }
 
+  /**
+   * The verdicts of some .litmus tests under the folder (the page's list asks
+   * for them a batch at a time), checked as a suite's are: without pictures,
+   * as many at a time as there are checking threads. A path that names no
+   * test gets the verdict "error".
+   */
+  async function verdicts(res: ServerResponse, paths: string[], asker: Asker): Promise<void> {
+    if (paths.length > MAX_VERDICTS) return send(res, 413, 'text/plain', `at most ${MAX_VERDICTS} paths at a time\n`);
+    const rows: { path: string; verdict: string; expected: string; matches?: boolean }[] = new Array(paths.length);
+    let next = 0;
+    let refused = false;
+    const lane = async () => {
+      while (next < paths.length && !refused && !asker.signal.aborted) {
+        const i = next++;
+        const read = readTest(root, paths[i]);
+        const view = read && 'text' in read ? await checker.check(read.text, paths[i], false, asker.signal, asker) : { error: `${paths[i]}: not a test here` };
+        if (!view) {
+          refused = true;
+          return;
+        }
+        rows[i] = { path: paths[i], verdict: view.error ? 'error' : view.observation ?? '', expected: view.expected ?? '', matches: view.error ? false : view.matches };
+      }
+    };
+    await Promise.all(Array.from({ length: checker.threads }, lane));
+    if (refused) return busy(res);
+    return json(res, 200, { rows });
+  }
+
   /** A suite's tests with their texts: a TypeScript suite (dir is its suite.ts) or a folder of .litmus files. */
   async function suiteItems(dir: string, asker: Asker): Promise<{ title: string; config: SuiteConfig; items: (ServedTest & { text: () => string | undefined })[] } | undefined | Busy> {
     if (dir === 'suite.ts' || dir.endsWith('/suite.ts')) {
@@ -271,6 +303,7 @@ const ROUTES: Record<string, { method: 'GET' | 'POST'; fields?: string }> = {
   '/api/status': { method: 'GET' },
   '/api/test': { method: 'POST', fields: '"path"' },
   '/api/suite': { method: 'POST', fields: '"dir"' },
+  '/api/verdicts': { method: 'POST', fields: '"paths", one per line' },
   '/api/check': { method: 'POST', fields: '"source", and "path" to name it' },
   '/api/save': { method: 'POST', fields: '"source" and "path"' },
 };
@@ -279,9 +312,12 @@ export interface Listing {
   root: string;
   open?: string;
   tests: { path: string; name: string; meta?: SuiteMeta }[];
-  /** Folders of .litmus files with suite headers (dir: the folder), and TypeScript suites (dir: their suite.ts). */
-  suites: ServedSuite[];
+  /** Folders of .litmus files with suite headers (dir: the folder), and TypeScript suites (dir: their suite.ts), each with its version under review. */
+  suites: (Omit<ServedSuite, 'config'> & { underReview?: string })[];
 }
+
+/** How many tests one /api/verdicts request may name. */
+const MAX_VERDICTS = 64;
 
 /** The .litmus tests under root (symlinked folders are not entered), with their suite headers. */
 function litmusTests(root: string): { path: string; name: string; meta?: SuiteMeta }[] {
@@ -338,7 +374,7 @@ export async function listing(root: string, checker: Checker, open?: string, ask
     suites.push(listed(s));
     tests.push(...s.tests);
   }
-  return { root: basename(root), open, tests, suites: suites.map(({ config: _config, ...s }) => s as ServedSuite) };
+  return { root: basename(root), open, tests, suites: suites.map(({ config, ...s }) => ({ ...s, underReview: config.underReview })) };
 }
 
 /** Whether an address is "any": listening on it accepts connections to every address of the host. */
