@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkSource, type CheckResult } from '../src/check.js';
@@ -20,6 +20,39 @@ import { CLI, NFS_DIR, ROOT, litmus, stateSet } from './util.js';
 const run = (text: string) => checkSource(text, { model: lkmm });
 const findings = (text: string) => herdFindings(parseLitmus(text), text).map((f) => `${f.pos.line}:${f.pos.col} ${f.message}`);
 const summary = (r: CheckResult) => ({ observation: r.observation, positive: r.positive, negative: r.negative, states: stateSet(r) });
+
+/** A test with comments everywhere: the header, the initial state, process headers and bodies, between processes, around the final clause. */
+const COMMENTED = `C commented
+(* Result: Sometimes *)
+{
+	int x = 0; (* the flag word *)
+	(* the last item's comment *)
+}
+
+P0(int *x, int *lock) // the setter
+{
+	set_bit(1, x); // publish
+	/* tell the waiter: a flag exists */
+	WRITE_ONCE(*lock, 1);
+	/* the end of P0 */
+}
+
+(* between processes *)
+
+P1(int *x, int *lock)
+{
+	int r0;
+	int r1;
+
+	r0 = READ_ONCE(*lock);
+	(* a herd comment, in C *)
+	r1 = test_bit(1, x);
+}
+
+// before the condition
+exists (1:r0=1 /\\ 1:r1=0) (* Bad outcome. *)
+(* after it *)
+`;
 
 /** Exports, checks that the output is lint clean, and that both are judged alike. */
 function roundTrip(text: string): string {
@@ -121,6 +154,90 @@ describe('litmus export', () => {
     expect(run(out).matches).toBe(true);
   });
 
+  it("keeps the code's comments where they stand, written as herd7 reads them", () => {
+    const out = roundTrip(COMMENTED);
+    expect(out).toBe(`C commented
+
+(* Result: Sometimes *)
+
+(* litmus export: renamed for herd7's lexer: lock -> lock_ *)
+
+{
+	int x = 0; (* the flag word *)
+	(* the last item's comment *)
+}
+
+P0(int *x, int *lock_) // the setter
+{
+	atomic_or(2, x); // publish
+	/* tell the waiter: a flag EXISTS */
+	WRITE_ONCE(*lock_, 1);
+	/* the end of P0 */
+}
+
+/* between processes */
+
+P1(int *x, int *lock_)
+{
+	int r0;
+	int r1;
+	r0 = READ_ONCE(*lock_);
+	/* a herd comment, in C */
+	r1 = (READ_ONCE(*x) & 2) != 0;
+}
+
+// before the condition
+exists ((1:r0=1 /\\ 1:r1=0)) (* Bad outcome. *)
+(* after it *)
+`);
+  });
+
+  it("places a helper function's comments with the first copy of its code, and drops an uncalled helper's", () => {
+    const text = `C helper
+{}
+
+static void put(int *x, int v)
+{
+	/* stores v */
+	WRITE_ONCE(*x, v); // the store
+}
+
+static void unused(int *x)
+{
+	/* never inlined */
+	WRITE_ONCE(*x, 9);
+}
+
+P0(int *x)
+{
+	put(x, 1);
+	put(x, 2);
+}
+
+exists (x=2)
+`;
+    const out = roundTrip(text);
+    expect(out).toContain('\t/* stores v */\n\tWRITE_ONCE(*x, 1); // the store\n\tWRITE_ONCE(*x, 2);\n');
+    expect(out).not.toContain('never inlined');
+  });
+
+  it("the kernel corpus's exports keep every comment's words and stay lint clean", () => {
+    const dir = join(ROOT, '..', 'shared', 'corpus', 'kernel');
+    if (!existsSync(dir)) return void console.warn('skipped: no ../shared/corpus/kernel');
+    const words = (s: string) => s.replace(/\(\*|\*\)|\/\*|\*\/|\/\//g, ' ').split(/\s+/).filter((w) => /[A-Za-z]/.test(w));
+    let kept = 0;
+    for (const name of readdirSync(dir).filter((f) => f.endsWith('.litmus'))) {
+      const text = readFileSync(join(dir, name), 'utf8');
+      const out = exportLitmus(text);
+      expect(findings(out), name).toEqual([]);
+      const body = (s: string) => s.slice(s.indexOf('{'));
+      const source = [...body(text).matchAll(/\(\*[\s\S]*?\*\)|\/\*[\s\S]*?\*\/|\/\/[^\n]*/g)].flatMap((m) => words(m[0]));
+      for (const w of source) expect(out.toLowerCase(), `${name}: ${w}`).toContain(w.toLowerCase());
+      kept += source.length;
+    }
+    expect(kept).toBeGreaterThan(100);
+  });
+
   it('refuses what herd7 cannot express, at its position', () => {
     const text = litmus('shift', ['\tint r0 = 1;\n\tset_bit(r0, x);'], 'exists (x=2)', { params: ['int *x'] });
     expect(run(text).observation).toBe('Always');
@@ -215,6 +332,16 @@ exists (0:r0=0)
       expect(lint.status).toBe(plain.status);
       expect(lint.stdout).toBe(plain.stdout);
       expect(lint.stderr).toMatch(new RegExp(`^${file.replace(/[.]/g, '\\.')}:\\d+:\\d+: herd7: set_bit is not in herd7's linux-kernel.def`));
+      // Without --herd-compatible: one line, how many, the first, and that export writes a copy herd7 reads.
+      expect(plain.stderr).toBe(
+        `${file}: herd7 would refuse this test: one construct it does not read, the first at 11:2 (set_bit is not in herd7's linux-kernel.def (litmus export writes it with .def primitives)); --herd-compatible lists them; litmus export writes a copy it reads\n`,
+      );
+      // A test herd7 reads as it is gets no line.
+      const clean = join(dir, 'clean.litmus');
+      writeFileSync(clean, litmus('clean', ['\tWRITE_ONCE(*x, 1);'], 'exists (x=1)', { result: 'Always', params: ['int *x'] }));
+      const quiet = await cli(['check', clean, '-q']);
+      expect(quiet.stderr).toBe('');
+      expect(quiet.status).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

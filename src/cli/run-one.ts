@@ -53,7 +53,11 @@ export interface FileReport {
   svg?: string;
   json?: JsonResult;
   meta?: SuiteMeta;
-  /** `file:line:col: herd7: ...` lines, with --herd-compatible. */
+  /**
+   * What herd7 would refuse or read otherwise: `file:line:col: herd7: ...`
+   * lines with --herd-compatible, else one summary line when herd7 would
+   * refuse the test (lint.ts refusalSummary).
+   */
   herdWarnings?: string[];
 }
 
@@ -182,11 +186,11 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
       }
       pictures[kind] = path;
     }
-    let herdWarnings: string[] | undefined;
-    if (opts.herdCompatible) {
-      const { herdFindings, formatFindings } = await import('../export/lint.js');
-      herdWarnings = formatFindings(file, herdFindings(r.program.test, text, primitives));
-    }
+    // What herd7 would refuse: each construct with --herd-compatible, else one line when there is any.
+    const { herdFindings, formatFindings, refusalSummary } = await import('../export/lint.js');
+    const findings = herdFindings(r.program.test, text, primitives);
+    const summary = refusalSummary(file, findings);
+    const herdWarnings = opts.herdCompatible ? formatFindings(file, findings) : summary === undefined ? undefined : [summary];
     const print = opts.print ?? { herd: true, json: true };
     const herd = print.herd ? herdBlock(r) : undefined;
     const json = print.json || meta ? { ...toJson(file, r, meta), ...(traced && print.json ? { trace: traced.text, fixes: traced.fixes } : {}) } : undefined;

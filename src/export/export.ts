@@ -10,7 +10,8 @@ import { isStmt, jumpsOutOfLoop, mapStmtParts, type CondExpr, type CondTerm, typ
 import { fail } from '../parse/errors.js';
 import { parseLitmus } from '../parse/parser.js';
 import { readHeader } from '../parse/header.js';
-import { printLitmus } from '../parse/printer.js';
+import { printLitmus, type PrintNotes } from '../parse/printer.js';
+import { commentNotes } from './comments.js';
 import { BUILTIN_PRIMITIVES, isRunThen, type PrimitiveTable, type RunThen } from '../events/primitives.js';
 import { herdType, isHerdReserved } from './herd7.js';
 import { flattenAggregates } from './flatten.js';
@@ -21,11 +22,15 @@ import { herdFindings, refusals } from './lint.js';
 export function exportLitmus(text: string, table: PrimitiveTable = BUILTIN_PRIMITIVES): string {
   const header = headerOf(text);
   const test = parseLitmus(text);
-  return exportTest(header === undefined ? test : { ...test, info: [] }, header, table);
+  return exportTest(header === undefined ? test : { ...test, info: [] }, header, table, (out) => commentNotes(text, test, out));
 }
 
-/** The herd7-readable text of a test; `header` (comments before the initial state) replaces the Result: stub. */
-export function exportTest(test: LitmusTest, header?: string, table: PrimitiveTable = BUILTIN_PRIMITIVES): string {
+/**
+ * The herd7-readable text of a test; `header` (comments before the initial
+ * state) replaces the Result: stub, and `comments` places the source's other
+ * comments in the exported tree.
+ */
+export function exportTest(test: LitmusTest, header?: string, table: PrimitiveTable = BUILTIN_PRIMITIVES, comments?: (out: LitmusTest) => PrintNotes | undefined): string {
   const lowered = lowerTest(flattenAggregates(inlineFunctions(test)), table);
   const renames = reservedRenames(lowered);
   const out = renameTest(lowered, renames);
@@ -34,7 +39,7 @@ export function exportTest(test: LitmusTest, header?: string, table: PrimitiveTa
   const note = renames.size
     ? `(* litmus export: renamed for herd7's lexer: ${[...renames].map(([a, b]) => `${a} -> ${b}`).join(', ')} *)`
     : undefined;
-  return printLitmus(out, [header, note].filter(Boolean).join('\n\n') || undefined);
+  return printLitmus(out, [header, note].filter(Boolean).join('\n\n') || undefined, comments?.(out));
 }
 
 /** What stands between the `C name` line and the initial state. */

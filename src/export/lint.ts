@@ -380,6 +380,21 @@ function posAt(text: string, offset: number): Pos {
 }
 
 /** `file:line:col: warning (herd7): message` lines. */
+/**
+ * The one line `check` prints without --herd-compatible when herd7 would
+ * refuse the test: how many constructs, the first, and whether `litmus
+ * export` writes a copy herd7 reads; undefined when herd7 refuses nothing
+ * (notes are not refusals).
+ */
+export function refusalSummary(file: string, findings: Finding[]): string | undefined {
+  const refused = refusals(findings);
+  if (refused.length === 0) return undefined;
+  const first = refused.reduce((a, b) => (b.pos.line < a.pos.line || (b.pos.line === a.pos.line && b.pos.col < a.pos.col) ? b : a));
+  const n = refused.length === 1 ? 'one construct' : `${refused.length} constructs`;
+  const fix = refused.every((f) => f.exportable) ? '; litmus export writes a copy it reads' : '';
+  return `${file}: herd7 would refuse this test: ${n} it does not read, the first at ${first.pos.line}:${first.pos.col} (${first.message}); --herd-compatible lists them${fix}`;
+}
+
 export function formatFindings(file: string, findings: Finding[]): string[] {
   return findings.map((f) => `${file}:${f.pos.line}:${f.pos.col}: herd7: ${f.note ? 'note: ' : ''}${f.message}`);
 }

@@ -11,6 +11,12 @@ export interface Token {
   value?: number;
 }
 
+/** A comment of the text, as written (with its delimiters), where it starts. */
+export interface SourceComment {
+  text: string;
+  pos: Pos;
+}
+
 /** Two-character punctuation, taken before the one-character kind. */
 const PUNCTS2 = new Set(['/\\', '\\/', '=>', '<<', '>>', '<=', '>=', '==', '!=', '&&', '||', '->', '<>']);
 const PUNCTS1 = new Set(['(', ')', '{', '}', '[', ']', ';', ',', '*', '&', '+', '-', '/', '%', '^', '|', '~', '!', '<', '>', '=', ':', '.', '?']);
@@ -46,9 +52,10 @@ function isProcName(name: string): boolean {
  * Splits litmus text into tokens. Comments are `(* ... *)` (nesting allowed,
  * as herd's), `/* ... *\/` and `// ...`. Inside a process body a `(*` is a
  * comment only when the next character cannot continue a C expression, so
- * that `(*x)` stays a parenthesised dereference.
+ * that `(*x)` stays a parenthesised dereference. With `comments`, each
+ * comment is also added there.
  */
-export function tokenize(text: string, startOffset = 0, startPos: Pos = { line: 1, col: 1 }): Token[] {
+export function tokenize(text: string, startOffset = 0, startPos: Pos = { line: 1, col: 1 }, comments?: SourceComment[]): Token[] {
   const toks: Token[] = [];
   let i = startOffset;
   let line = startPos.line;
@@ -81,6 +88,7 @@ export function tokenize(text: string, startOffset = 0, startPos: Pos = { line: 
       continue;
     }
     const pos = { line, col };
+    const start = i;
     if (c === '(' && text[i + 1] === '*' && (!inBody || isOcamlCommentStart(text, i))) {
       let nested = 0;
       while (i < text.length) {
@@ -94,17 +102,20 @@ export function tokenize(text: string, startOffset = 0, startPos: Pos = { line: 
         } else moveTo(i + 1);
       }
       if (nested !== 0) fail('unterminated comment "(*"', pos);
+      comments?.push({ text: text.slice(start, i), pos });
       continue;
     }
     if (c === '/' && text[i + 1] === '*') {
       const end = text.indexOf('*/', i + 2);
       if (end < 0) fail('unterminated comment "/*"', pos);
       moveTo(end + 2);
+      comments?.push({ text: text.slice(start, i), pos });
       continue;
     }
     if (c === '/' && text[i + 1] === '/') {
       const end = text.indexOf('\n', i);
       moveTo(end < 0 ? text.length : end);
+      comments?.push({ text: text.slice(start, i), pos });
       continue;
     }
     if (c === '"') {

@@ -1,7 +1,35 @@
 // Prints a syntax tree back as a C litmus test. Parsing the printed text
 // gives the same tree (up to positions): the property tests check it.
 
-import type { CondExpr, CondTerm, Expr, InitValue, LitmusTest, Stmt } from './ast.js';
+import type { CondExpr, CondTerm, Expr, InitItem, InitValue, LitmusTest, Stmt } from './ast.js';
+
+/**
+ * Text to print beside the tree (a test's comments, by `litmus export`):
+ * lines before a statement or an initial-state item, a comment at the end of
+ * its first line, at the end of a process's body or on its header line, and
+ * before and after the final clause. Lines are printed as given, the first
+ * at the indentation of what it stands before.
+ */
+export interface PrintNotes {
+  before(node: Stmt | InitItem): string[] | undefined;
+  after(node: Stmt | InitItem): string | undefined;
+  processHeader(index: number): string | undefined;
+  processEnd(index: number): string[];
+  initEnd: string[];
+  beforeProcess(index: number): string[];
+  beforeCondition: string[];
+  /** A comment at the end of the final clause's line. */
+  conditionTail?: string;
+  afterCondition: string[];
+}
+
+/** Prints `lines` at `indent` (the first; the others as they are), then `body` with `tail` at the end of its first line. */
+function noted(lines: string[] | undefined, indent: string, body: string[], tail: string | undefined): string[] {
+  const out = [...(lines ?? []).map((l, i) => (i === 0 ? indent + l : l)), ...body];
+  const first = (lines ?? []).length;
+  if (tail !== undefined && out.length > first) out[first] += ` ${tail}`;
+  return out;
+}
 
 const PREC: Record<string, number> = {
   '||': 1, '&&': 2, '|': 3, '^': 4, '&': 5, '==': 6, '!=': 6,
@@ -40,7 +68,12 @@ export function printExpr(e: Expr, prec = 0): string {
   }
 }
 
-function printStmt(s: Stmt, indent: string): string[] {
+function printStmt(s: Stmt, indent: string, notes?: PrintNotes): string[] {
+  if (notes) return noted(notes.before(s), indent, printStmtOnly(s, indent, notes), notes.after(s));
+  return printStmtOnly(s, indent, notes);
+}
+
+function printStmtOnly(s: Stmt, indent: string, notes?: PrintNotes): string[] {
   switch (s.kind) {
     case 'empty':
       return [`${indent};`];
@@ -51,20 +84,20 @@ function printStmt(s: Stmt, indent: string): string[] {
     case 'expr':
       return [`${indent}${printExpr(s.expr)};`];
     case 'block':
-      return [`${indent}{`, ...s.body.flatMap((b) => printStmt(b, indent + '\t')), `${indent}}`];
+      return [`${indent}{`, ...s.body.flatMap((b) => printStmt(b, indent + '\t', notes)), `${indent}}`];
     case 'if': {
-      const out = [`${indent}if (${printExpr(s.cond)})`, ...printBody(s.then, indent)];
-      if (s.else) out.push(`${indent}else`, ...printBody(s.else, indent));
+      const out = [`${indent}if (${printExpr(s.cond)})`, ...printBody(s.then, indent, notes)];
+      if (s.else) out.push(`${indent}else`, ...printBody(s.else, indent, notes));
       return out;
     }
     case 'while':
-      return [`${indent}while (${printExpr(s.cond)})`, ...printBody(s.body, indent)];
+      return [`${indent}while (${printExpr(s.cond)})`, ...printBody(s.body, indent, notes)];
     case 'for': {
       const part = (x: Stmt | undefined) => (x ? printStmt(x, '').join(' ').replace(/;$/, '') : '');
-      return [`${indent}for (${part(s.init)}; ${s.cond ? printExpr(s.cond) : ''}; ${part(s.step)})`, ...printBody(s.body, indent)];
+      return [`${indent}for (${part(s.init)}; ${s.cond ? printExpr(s.cond) : ''}; ${part(s.step)})`, ...printBody(s.body, indent, notes)];
     }
     case 'do':
-      return [`${indent}do`, ...printBody(s.body, indent), `${indent}while (${printExpr(s.cond)});`];
+      return [`${indent}do`, ...printBody(s.body, indent, notes), `${indent}while (${printExpr(s.cond)});`];
     case 'break':
     case 'continue':
       return [`${indent}${s.kind};`];
@@ -73,11 +106,11 @@ function printStmt(s: Stmt, indent: string): string[] {
   }
 }
 
-function printBody(s: Stmt, indent: string): string[] {
-  if (s.kind === 'block') return printStmt(s, indent);
+function printBody(s: Stmt, indent: string, notes?: PrintNotes): string[] {
+  if (s.kind === 'block') return printStmt(s, indent, notes);
   // A lone `if` without else under an if/else would capture the else: brace it.
-  if (s.kind === 'if' && !s.else) return [`${indent}{`, ...printStmt(s, indent + '\t'), `${indent}}`];
-  return printStmt(s, indent + '\t');
+  if (s.kind === 'if' && !s.else) return [`${indent}{`, ...printStmt(s, indent + '\t', notes), `${indent}}`];
+  return printStmt(s, indent + '\t', notes);
 }
 
 function printInitValue(v: InitValue): string {
@@ -109,8 +142,11 @@ export function printCond(c: CondExpr): string {
   }
 }
 
-/** The test as text; `header` (comments) stands before the initial state instead of a Result: stub. */
-export function printLitmus(t: LitmusTest, header?: string): string {
+/**
+ * The test as text; `header` (comments) stands before the initial state
+ * instead of a Result: stub, and `notes` (other comments) where they say.
+ */
+export function printLitmus(t: LitmusTest, header?: string, notes?: PrintNotes): string {
   const out: string[] = [`C ${t.name}`, ...t.info.map((i) => `${i.key}=${i.value}`), ''];
   if (header !== undefined) out.push(header, '');
   else if (t.result) out.push('(*', ` * Result: ${t.result}`, ' *)', '');
@@ -124,19 +160,27 @@ export function printLitmus(t: LitmusTest, header?: string): string {
     const type = it.type ? `${it.type.replace(/ ?\*+$/, '')} ${it.type.match(/\*+$/)?.[0] ?? ''}` : '';
     const dims = (it.dims ?? []).map((n) => `[${n}]`).join('');
     const value = it.values ? ` = {${it.values.map(printInitValue).join(', ')}}` : it.value ? ` = ${printInitValue(it.value)}` : '';
-    out.push(`\t${type}${lhs}${dims}${value};`);
+    const line = `\t${type}${lhs}${dims}${value};`;
+    out.push(...(notes ? noted(notes.before(it), '\t', [line], notes.after(it)) : [line]));
   }
+  if (notes) out.push(...notes.initEnd.map((l, i) => (i === 0 ? `\t${l}` : l)));
   out.push('}', '');
   for (const f of t.functions ?? []) {
     out.push(`static ${f.returnType} ${f.name}(${f.params.map((q) => `${q.type} ${q.name}`).join(', ')})`);
     out.push('{', ...f.body.flatMap((s) => printStmt(s, '\t')), '}', '');
   }
   for (const p of t.processes) {
-    out.push(`P${p.index}(${p.params.map((q) => `${q.type.replace(/ \*/g, '*').replace(/^(\S+?)(\*+)$/, '$1 $2')}${q.name}`).join(', ')})`);
-    out.push('{', ...p.body.flatMap((s) => printStmt(s, '\t')), '}', '');
+    const tail = notes?.processHeader(p.index);
+    if (notes?.beforeProcess(p.index).length) out.push(...notes.beforeProcess(p.index), '');
+    out.push(`P${p.index}(${p.params.map((q) => `${q.type.replace(/ \*/g, '*').replace(/^(\S+?)(\*+)$/, '$1 $2')}${q.name}`).join(', ')})${tail === undefined ? '' : ` ${tail}`}`);
+    out.push('{', ...p.body.flatMap((s) => printStmt(s, '\t', notes)));
+    if (notes) out.push(...notes.processEnd(p.index).map((l, i) => (i === 0 ? `\t${l}` : l)));
+    out.push('}', '');
   }
+  if (notes) out.push(...notes.beforeCondition);
   if (t.locations.length) out.push(`locations [${t.locations.map((l) => (l.thread === null ? l.name : `${l.thread}:${l.name}`)).join('; ')}]`);
   if (t.filter) out.push(`filter ${printCond(t.filter)}`);
-  out.push(`${t.quantifier} (${printCond(t.condition)})`);
+  out.push(`${t.quantifier} (${printCond(t.condition)})${notes?.conditionTail === undefined ? '' : ` ${notes.conditionTail}`}`);
+  if (notes) out.push(...notes.afterCondition);
   return out.join('\n') + '\n';
 }
