@@ -11,13 +11,17 @@ import type { Pos } from './parse/ast.js';
 import { LimitError } from './parse/errors.js';
 
 export const LIMITS = {
-  /** Largest input file read, in bytes (herd7's tests are a few kilobytes; the largest of the corpora 21 KB). */
+  /** Largest input file read, in bytes (herd7's tests are a few kilobytes; the largest of the corpora 21 KB); also a .def file. */
   fileBytes: 1 << 20,
+  /** Largest model file read (.cat, .bell, .cfg), in bytes (the LKMM's are a few kilobytes each). */
+  modelBytes: 4 << 20,
   /**
    * Largest saved history read (`litmus history`: a history file, a .litmus.out): every test's herd7
    * output; the whole paulmckrcu collection's is about 0.5 GB. Read as bytes, outside the JavaScript heap.
    */
   historyBytes: 2 ** 32 - 1,
+  /** Largest `litmus check --json` output `litmus merge` reads (a whole collection's is tens of megabytes). */
+  jsonBytes: 1 << 28,
   /**
    * Shared locations of a test. Each is an initial write in every candidate
    * execution, and a candidate's relations are bit matrices over its events:
@@ -42,7 +46,7 @@ export const LIMITS = {
   maxExecutions: Number.MAX_SAFE_INTEGER,
   /** --unroll (herd7's -unroll). */
   unroll: 10_000,
-  /** Function calls a TypeScript thread may inline, and statements it may lower (the inlining can grow exponentially). */
+  /** Function calls a TypeScript thread or a C process may inline, and statements it may lower (the inlining can grow exponentially). */
   inlinedCalls: 4096,
   loweredStatements: 100_000,
 } as const;

@@ -8,10 +8,11 @@
 // litmus's own commands (`check --conf FILE`, `--model FILE.cat`) look
 // beside the file named first, then the same way.
 
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { CatPos } from './ast.js';
 import { ModelError } from './lexer.js';
+import { LIMITS, readInputFile } from '../../src/limits.js';
 import type { ModelSource } from './compile.js';
 
 /** A model given as files: what `--model`, `--conf` and herd7's options name. */
@@ -103,9 +104,13 @@ export function readModelText(path: string): string {
   } catch {
     throw new ModelError(`Cannot find file ${path}`, at);
   }
-  if (!st.isFile()) throw new ModelError('is not a file', at);
-  if (st.size > 4 << 20) throw new ModelError('model file larger than 4 MB', at);
-  return readFileSync(path, 'utf8');
+  if (st.isDirectory()) throw new ModelError('is not a file', at);
+  // Every input through the one reader: a FIFO or a device is refused without blocking, and the size is bounded.
+  try {
+    return readInputFile(path, { maxBytes: LIMITS.modelBytes });
+  } catch (e) {
+    throw new ModelError((e as Error).message, at);
+  }
 }
 
 /** The first folder of `dirs` holding `name` (a path with a folder part is taken as it is). */

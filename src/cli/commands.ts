@@ -1,10 +1,10 @@
 // What `litmus check` and `litmus merge` do, once the arguments are parsed.
 
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { exportLitmus, exportTest } from '../export/export.js';
-import { LitmusError } from '../parse/errors.js';
+import { asLimit, LitmusError } from '../parse/errors.js';
 import type { PrimitiveTable } from '../events/primitives.js';
 import { loadMacros, MacroFileError } from '../events/def.js';
 import { resolveInputs, shard } from './inputs.js';
@@ -12,7 +12,7 @@ import { failedReport, primitivesFor, runOne, toJson, type FileReport, type Json
 import { suiteConfig, suiteTable, suiteVerdict, underReviewReaches, type SuiteRow } from '../report/suite.js';
 import { runAdaptive, runPool } from './pool.js';
 import { getModel } from '../../models/index.js';
-import { readInputFile } from '../limits.js';
+import { LIMITS, readInputFile } from '../limits.js';
 import { outputFolder, writeFileAtomic, WriteError } from '../write-file.cjs';
 
 interface CheckFlags {
@@ -340,6 +340,8 @@ function exportFile(file: string, target: string, out: string, primitives: Primi
     return undefined;
   } catch (e) {
     if (e instanceof LitmusError) return e.format(file);
+    const limit = asLimit(e);
+    if (limit) return `${file}${limit.pos ? `:${limit.pos.line}:${limit.pos.col}` : ''}: ${limit.message}`;
     return `${file}: ${(e as Error).message}`;
   }
 }
@@ -377,23 +379,77 @@ async function checkSuite(file: string, o: CheckFlags, jsonOut: JsonEntry[], sui
   return run.status === 2 ? 2 : failing ? 1 : 0;
 }
 
+/** How deep `litmus check --json`'s output nests (a result's states' bindings: 5 levels): far below this. */
+const MAX_JSON_DEPTH = 64;
+
+/** How deep a JSON text nests its arrays and objects (counted without parsing: JSON.parse and stringify recurse). */
+function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) max = Math.max(max, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return max;
+}
+
+const RESULT_STATUSES: ReadonlySet<unknown> = new Set(['ok', 'mismatch', 'error']);
+
+/** A shard's --json output, read: its results, and its own status when it says one. Throws with what is wrong. */
+function readShard(f: string): { results: JsonEntry[]; status?: number; errors?: unknown } {
+  const text = readInputFile(f, { maxBytes: LIMITS.jsonBytes });
+  const depth = jsonDepth(text);
+  if (depth > MAX_JSON_DEPTH) throw new Error(`nested ${depth} levels deep, more than the ${MAX_JSON_DEPTH} of any "litmus check --json" output: not one`);
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`not JSON (${(e as Error).message})`);
+  }
+  const obj = data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : undefined;
+  const results = Array.isArray(data) ? data : obj?.results;
+  if (!Array.isArray(results)) throw new Error('not the output of "litmus check --json" (no "results" list)');
+  results.forEach((r: unknown, i) => {
+    const e = r as Record<string, unknown> | null;
+    if (e === null || typeof e !== 'object' || Array.isArray(e) || typeof e.file !== 'string' || !RESULT_STATUSES.has(e.status)) {
+      throw new Error(`result ${i + 1} is not a result of "litmus check --json" (an object with a "file" and a "status" ok, mismatch or error)`);
+    }
+  });
+  const status = typeof obj?.status === 'number' ? obj.status : undefined;
+  return { results: results as JsonEntry[], status, errors: obj?.errors };
+}
+
 export function runMerge(files: string[]): number {
   const all: JsonEntry[] = [];
+  let worst = 0;
   for (const f of files) {
+    let shard: ReturnType<typeof readShard>;
     try {
-      const data = JSON.parse(readFileSync(f, 'utf8')) as { results?: JsonEntry[] } | JsonEntry[];
-      const results = Array.isArray(data) ? data : data.results;
-      if (!Array.isArray(results)) throw new Error('not the output of "litmus check --json"');
-      all.push(...results);
+      shard = readShard(f);
     } catch (e) {
       console.error(`${f}: cannot read results: ${(e as Error).message}`);
       return 2;
+    }
+    all.push(...shard.results);
+    if (shard.status !== undefined && shard.status > worst) worst = Math.min(shard.status, 2);
+    // A run that failed before checking anything (a bad --conf, an unreadable .def): its failure is the merge's.
+    if (shard.status === 2 && !shard.results.some((r) => r.status === 'error')) {
+      const errors = Array.isArray(shard.errors) ? (shard.errors as JsonError[]) : [];
+      const message = `the run that wrote it failed (status 2)${shard.results.length ? '' : ' and checked nothing'}${errors.length ? `: ${errors.map((e) => e.message).join('; ')}` : ''}`;
+      console.error(`${f}: ${message}`);
+      all.push({ file: f, status: 'error', errors: errors.length ? errors : [{ file: f, message }] });
     }
   }
   all.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   const mism = all.filter((r) => r.status === 'mismatch' || ('matches' in r && r.matches === false)).length;
   const errors = all.filter((r) => r.status === 'error').length;
-  const status = errors > 0 ? 2 : mism > 0 ? 1 : 0;
+  const status = Math.max(errors > 0 ? 2 : mism > 0 ? 1 : 0, worst);
   console.log(JSON.stringify(jsonReport(status, all), null, 2));
   const errorNote = errors ? `; ${errors} error${errors === 1 ? '' : 's'}` : '';
   console.error(`merged ${all.length} results from ${files.length} files; ${mism} mismatch${mism === 1 ? '' : 'es'}${errorNote}`);

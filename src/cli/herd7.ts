@@ -12,6 +12,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HerdUsageError, parseHerdArgs, type HerdOptions } from './herd7-args.js';
+import { readInputFile } from '../limits.js';
 import { outputFolder, WriteError } from '../write-file.cjs';
 
 const USAGE = `usage: litmus-herd7 [options] FILE.litmus...   (or: litmus herd7 [options] FILE.litmus...)
@@ -101,7 +102,7 @@ export async function herd7Main(argv: string[], io: HerdIo = STDIO): Promise<num
 function expandIndexFile(arg: string): string[] {
   if (!arg.startsWith('@')) return [arg];
   try {
-    return readFileSync(arg.slice(1), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    return readInputFile(arg.slice(1)).split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
   } catch {
     return [arg];
   }

@@ -18,7 +18,8 @@
 // `file:line:col: what is wrong`, as herd7 refuses it.
 
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { readInputBytes } from '../limits.js';
 import type { Pos } from '../parse/ast.js';
 import { ANNOTS, FENCE_KINDS, SRCU_KINDS } from './event.js';
 import { BUILTIN_PRIMITIVES, primitiveTable, type ArgSource, type MacroOrigin, type Primitive, type PrimitiveInfo, type PrimitiveTable, type RmwOp, type UnsupportedMacro } from './primitives.js';
@@ -431,18 +432,61 @@ class Cannot extends Error {}
 /** How deep macros may call each other (herd has no bound: a macro calling itself never ends there). */
 const MAX_EXPANSION = 64;
 
+/**
+ * How large one macro's expansion may grow, in terms (an operator, a name,
+ * a statement each). The kernel's macros expand to a few terms; a macro
+ * whose body uses its argument twice, called with a call of itself, doubles
+ * at each level (2^64 terms at MAX_EXPANSION), which would take the reader
+ * all the machine's memory: such a macro is kept as one litmus cannot run.
+ */
+export const MAX_EXPANDED_TERMS = 10_000;
+
 type Frame = ReadonlyMap<string, DefExpr>;
 
 class Expander {
+  /** Terms of the expansion under way (begin() starts one). */
+  private terms = 0;
+  /** The size of each expanded term, as a tree (a parameter's value is shared, not copied, where it is used twice). */
+  private readonly sizes = new WeakMap<DefExpr, number>();
+
   constructor(private readonly macros: ReadonlyMap<string, Macro>) {}
 
+  /** Starts a macro's expansion: its budget of MAX_EXPANDED_TERMS terms. */
+  begin(): this {
+    this.terms = 0;
+    return this;
+  }
+
+  private grow(n: number): void {
+    this.terms += n;
+    if (this.terms > MAX_EXPANDED_TERMS) throw new Cannot(`its expansion grows past ${MAX_EXPANDED_TERMS} terms (macros that use an argument more than once, calling each other, expand exponentially): not expanded`);
+  }
+
+  /** A term's size as a tree. */
+  private sizeOf(e: DefArg): number {
+    if (e.k === 'op') return 1;
+    const known = this.sizes.get(e);
+    if (known !== undefined) return known;
+    let n = 1;
+    if (e.k === 'deref') n += this.sizeOf(e.arg);
+    else if (e.k === 'bin') n += this.sizeOf(e.left) + this.sizeOf(e.right);
+    else if (e.k === 'form' || e.k === 'call') for (const a of e.args) n = Math.min(n + this.sizeOf(a), Number.MAX_SAFE_INTEGER);
+    this.sizes.set(e, n);
+    return n;
+  }
+
   expr(e: DefExpr, frame: Frame, depth: number): DefExpr {
+    this.grow(1);
     switch (e.k) {
       case 'num':
       case 'param':
         return e;
-      case 'name':
-        return frame.get(e.name) ?? e;
+      case 'name': {
+        const bound = frame.get(e.name);
+        if (bound === undefined) return e;
+        this.grow(this.sizeOf(bound) - 1);
+        return bound;
+      }
       case 'deref':
         return { ...e, arg: this.expr(e.arg, frame, depth) };
       case 'bin':
@@ -459,6 +503,7 @@ class Expander {
 
   stmts(ss: readonly DefStmt[], frame: Frame, depth: number): DefStmt[] {
     return ss.flatMap((s): DefStmt[] => {
+      this.grow(1);
       switch (s.k) {
         case 'form':
           return [{ ...s, args: s.args.map((a) => (a.k === 'op' ? a : this.expr(a, frame, depth))) }];
@@ -646,7 +691,7 @@ function entryOf(m: Macro, expander: Expander, file: string): PrimitiveInfo | st
   const frame: Frame = new Map(m.params.map((p, index) => [p, { k: 'param', index, pos: m.pos } as DefExpr]));
   let r: Recognised;
   try {
-    r = m.body.k === 'expr' ? recogniseExpr(expander.expr(m.body.expr, frame, 0)) : recogniseBlock(expander.stmts(m.body.stmts, frame, 0));
+    r = m.body.k === 'expr' ? recogniseExpr(expander.begin().expr(m.body.expr, frame, 0)) : recogniseBlock(expander.begin().stmts(m.body.stmts, frame, 0));
   } catch (e) {
     if (e instanceof Cannot) return e.message;
     throw e;
@@ -741,7 +786,8 @@ export function loadMacros(path: string): PrimitiveTable {
   if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.table;
   let bytes: Buffer;
   try {
-    bytes = readFileSync(path);
+    // Every input through the one reader: a FIFO, a device (/dev/zero) or a file past the bound is refused, not read.
+    bytes = readInputBytes(path);
   } catch (e) {
     throw new MacroFileError(`cannot read the macro file: ${(e as Error).message}`, path, { line: 1, col: 1 });
   }

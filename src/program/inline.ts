@@ -6,11 +6,16 @@
 // returned in a register of its own. A `return` inside an `if` takes what
 // follows the `if` into the branches that do not return, so the result is
 // plain C that herd7 reads (`litmus export` writes it). Recursion is refused
-// at the call that recurses; so is a call in a loop's header.
+// at the call that recurses; so is a call in a loop's header. The inlining
+// can grow exponentially (a function calling another twice, 22 deep: 2^22
+// calls), so it has the TypeScript suites' bounds: LIMITS.inlinedCalls calls
+// and LIMITS.loweredStatements statements per process, a LimitError at the
+// first past them.
 
 import { walkStmt, type Expr, type FunctionDef, type Inlined, type LitmusTest, type Pos, type Stmt } from '../parse/ast.js';
 import { fail } from '../parse/errors.js';
 import { lookupPrimitive } from '../events/primitives.js';
+import { limit, LIMITS } from '../limits.js';
 
 /** The test with every call of a helper function replaced by the function's body (the test itself when it has none). */
 export function inlineFunctions(t: LitmusTest): LitmusTest {
@@ -47,12 +52,18 @@ interface Frame {
 const posIn = (pos: Pos, frame: Frame): Pos => (frame.via ? { ...pos, inlined: frame.via } : pos);
 
 class Inliner {
+  /** Calls inlined and statements written into the process being inlined (LIMITS.inlinedCalls, LIMITS.loweredStatements). */
+  private calls = 0;
+  private statements = 0;
+
   constructor(
     private readonly fns: Map<string, FunctionDef>,
     private readonly taken: Set<string>,
   ) {}
 
   process(body: Stmt[]): Stmt[] {
+    this.calls = 0;
+    this.statements = 0;
     const out: Stmt[] = [];
     this.body(body, { subst: new Map(), stack: [], inFunction: false }, out, null);
     return out;
@@ -70,6 +81,7 @@ class Inliner {
     for (let i = 0; i < list.length; i++) {
       const s = list[i];
       if (s.kind === 'return') {
+        this.count(s);
         if (!frame.inFunction) fail('"return" outside a helper function', s.pos);
         if (s.value) {
           const value = this.expr(s.value, frame, out);
@@ -79,6 +91,7 @@ class Inliner {
         return;
       }
       if (s.kind === 'if' && frame.inFunction && returns(s)) {
+        this.count(s);
         const after = (o: Stmt[]) => this.body(list.slice(i + 1), frame, o, rest);
         const cond = this.expr(s.cond, frame, out);
         const thenOut: Stmt[] = [];
@@ -94,7 +107,13 @@ class Inliner {
     if (rest) rest(out);
   }
 
+  /** One more statement inlined (what follows an if with a return is inlined into its branches: the count bounds that growth too). */
+  private count(s: Stmt): void {
+    if (++this.statements > LIMITS.loweredStatements) throw limit(`more than ${LIMITS.loweredStatements} statements inlined into one process`, s.pos);
+  }
+
   private stmt(s: Stmt, frame: Frame, out: Stmt[]): void {
+    this.count(s);
     const sub = (x: Stmt): Stmt => {
       const o: Stmt[] = [];
       this.stmt(x, frame, o);
@@ -194,6 +213,7 @@ class Inliner {
   /** One call inlined into out; its value (a register), or 0 when unused. */
   private call(e: Extract<Expr, { kind: 'call' }>, frame: Frame, out: Stmt[], needValue: boolean): Expr {
     const f = this.fns.get(e.name)!;
+    if (++this.calls > LIMITS.inlinedCalls) throw limit(`more than ${LIMITS.inlinedCalls} calls of helper functions inlined into one process`, e.pos);
     if (frame.stack.includes(f.name)) {
       const path = [...frame.stack.slice(frame.stack.indexOf(f.name)), f.name].join(' -> ');
       fail(`recursion: ${path} (a helper function is inlined at each call, so it cannot call itself)`, e.pos);

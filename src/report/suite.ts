@@ -5,7 +5,8 @@
 //   { "title": "...", "underReview": "patch", "badOutcome": "..." }
 // The table and the closing line are computed from the verdicts alone.
 
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { readInputFile } from '../limits.js';
 import { join } from 'node:path';
 
 export interface SuiteMeta {
@@ -37,7 +38,7 @@ export function suiteConfig(folder: string): SuiteConfig {
   const p = join(folder, 'suite.json');
   if (!existsSync(p)) return {};
   try {
-    return JSON.parse(readFileSync(p, 'utf8')) as SuiteConfig;
+    return JSON.parse(readInputFile(p)) as SuiteConfig;
   } catch {
     return {};
   }
