@@ -45,8 +45,8 @@ export interface ConfSettings {
   bell?: string;
   macros?: string;
   variants: string[];
-  /** Every other `key value` line, for the caller to judge (unroll, speedcheck, graph options, ...). */
-  other: [string, string, CatPos][];
+  /** Every line, in the file's order, with where its key is (the caller judges the keys other than these: unroll, speedcheck, graph options, ...). */
+  entries: [string, string, CatPos][];
   /** Where the model, bell and macros lines are. */
   at: { model?: CatPos; bell?: CatPos; macros?: CatPos };
 }
@@ -54,18 +54,20 @@ export interface ConfSettings {
 /** Reads a .cfg file. */
 export function readConf(path: string): ConfSettings {
   const text = readModelText(path);
-  const out: ConfSettings = { variants: [], other: [], at: {} };
+  const out: ConfSettings = { variants: [], entries: [], at: {} };
   text.split('\n').forEach((raw, i) => {
     const line = raw.replace(/#.*$/, '').trim();
     if (!line) return;
     const m = /^(\S+)\s*(.*)$/.exec(line)!;
     const [key, value] = [m[1].replace(/^-/, ''), m[2].trim()];
     const pos = { file: path, line: i + 1, col: raw.indexOf(m[1]) + 1 };
+    // herd7 reads `key value` lines only: a key alone is an error there too.
+    if (!value) throw new ModelError(`"${key}" without a value (a configuration line is "key value")`, pos);
+    out.entries.push([key, value, pos]);
     if (key === 'model' || key === 'cat') [out.model, out.at.model] = [value, pos];
     else if (key === 'bell') [out.bell, out.at.bell] = [value, pos];
     else if (key === 'macros') [out.macros, out.at.macros] = [value, pos];
     else if (key === 'variant') out.variants.push(...value.split(',').map((v) => v.trim()).filter(Boolean));
-    else out.other.push([key, value, pos]);
   });
   return out;
 }

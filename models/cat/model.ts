@@ -28,6 +28,7 @@ import { prefixSafeChecks } from './monotone.js';
 import { impliesCoherence } from './implied.js';
 import { fileSource, readModelText, type ModelFiles } from './files.js';
 import { ModelError } from './lexer.js';
+import { typecheck } from './typecheck.js';
 
 /** A compiled model and what it was compiled from. */
 export interface CatModel extends Model {
@@ -74,6 +75,8 @@ export function compileModelFiles(files: ModelFiles): CatModel {
   const mains = mainFiles(files);
   const variants = new Set(files.variants);
   const compiled = compileCat(mains, sourceOf(files), variants);
+  // Refused before any test, as herd7 refuses it: a type error anywhere (models/cat/typecheck.ts).
+  typecheck(compiled, variants);
   refuseLegacyEvents(compiled, variants);
   const opts = { variants, skipChecks: new Set(files.skipChecks) };
   // Which checks judge prefixes depends on which sets the program can produce (lock operations).

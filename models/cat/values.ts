@@ -109,10 +109,11 @@ export function asSetOrNull(v: Value, n: number): EventSet | null {
   return null;
 }
 
-/** The value as a relation, or null if it is not one. */
+/** The value as a relation, or null if it is not one (herd's universe `_` is every pair of events where a relation is needed). */
 export function asRelOrNull(v: Value, n: number): Relation | null {
   if (v.kind === 'rel') return v.rel;
   if (v.kind === 'empty') return Relation.empty(n);
+  if (v.kind === 'universe') return Relation.where(n, () => true);
   return null;
 }
 

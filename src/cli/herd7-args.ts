@@ -8,7 +8,8 @@
 
 import { basename, resolve } from 'node:path';
 import { builtinModel, filesSpec, withMacros } from '../../models/index.js';
-import { findIn, readConf } from '../../models/cat/files.js';
+import { findIn, readConf, type ConfSettings } from '../../models/cat/files.js';
+import type { CatPos } from '../../models/cat/ast.js';
 import { ModelError } from '../../models/cat/lexer.js';
 import { OPTION_RULES, ruleText, wholeNumberIn } from '../limits.js';
 
@@ -18,7 +19,7 @@ export interface HerdOptions {
   /** The model spec (models/index.ts), settled once every option is read. */
   model: string;
   /** The model's files as the options name them, in the order given (a later option wins). */
-  modelFiles: { cat?: string; bell?: string; macros?: string; variants: string[]; skipChecks: string[] };
+  modelFiles: { cat?: string; bell?: string; macros?: string; variants: string[]; skipChecks: string[]; at?: { cat?: CatPos; bell?: CatPos; macros?: CatPos } };
   unroll?: number;
   speedcheck: Speed;
   /** Which executions -o pictures: none (herd's default: an empty file) or those satisfying the proposition. */
@@ -41,7 +42,34 @@ export interface HerdOptions {
   help?: boolean;
 }
 
-export class HerdUsageError extends Error {}
+/** A usage error; `pos` when it is a line of a configuration file. */
+export class HerdUsageError extends Error {
+  constructor(
+    message: string,
+    readonly pos?: CatPos,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Judges a configuration file's lines other than the model's files
+ * (litmus's own --conf reads only those): a line herd7 refuses (an unknown
+ * key, a value out of its range) is an error at that line.
+ */
+export function checkConfLines(settings: ConfSettings): void {
+  const scratch = defaultHerdOptions();
+  for (const [key, value, pos] of settings.entries) {
+    // Lines that name files or folders are herd7's search, not the model's: not followed here.
+    if (['model', 'cat', 'bell', 'macros', 'variant', 'conf', 'I', 'set-libdir', 'o'].includes(key)) continue;
+    try {
+      applyOption(scratch, key, value, pos.file);
+    } catch (e) {
+      if (e instanceof HerdUsageError) throw new ModelError(e.message, pos);
+      throw e;
+    }
+  }
+}
 
 /** Options that only style herd's Graphviz pictures; each takes one value. */
 const PICTURE_OPTIONS = new Set([
@@ -112,13 +140,13 @@ function herdDirs(opts: HerdOptions, withLibrary = true): string[] {
 function settleModel(opts: HerdOptions): string {
   const f = opts.modelFiles;
   const dirs = herdDirs(opts);
-  const found = (name: string | undefined) => {
+  const found = (name: string | undefined, at?: CatPos) => {
     if (name === undefined) return undefined;
     const path = findIn(name, dirs);
-    if (!path) throw new HerdUsageError(`Cannot find file ${name}`);
+    if (!path) throw new HerdUsageError(`Cannot find file ${name}`, at);
     return path;
   };
-  const builtinWithMacros = (name: string) => (f.macros === undefined ? name : withMacros(name, found(f.macros)!));
+  const builtinWithMacros = (name: string) => (f.macros === undefined ? name : withMacros(name, found(f.macros, f.at?.macros)!));
   if (f.cat === undefined) {
     if (f.bell !== undefined) throw new HerdUsageError(`-bell ${f.bell}: a bell file needs a model (-model or -conf)`);
     opts.notes.push(`no -conf or -model: litmus's built-in LKMM${f.macros === undefined ? ' and its primitives' : ''} (herd7 would use its default C model, c11_partialSC.cat${f.macros === undefined ? ', with no kernel macros' : ''})`);
@@ -128,12 +156,12 @@ function settleModel(opts: HerdOptions): string {
   if (!cat) {
     const base = basename(f.cat);
     const builtin = base === 'sc.cat' ? 'sc' : base === 'x86tso.cat' ? 'x86-tso' : !f.cat.endsWith('.cat') ? builtinModel(f.cat)?.name : undefined;
-    if (!builtin) throw new HerdUsageError(`Cannot find file ${f.cat}`);
+    if (!builtin) throw new HerdUsageError(`Cannot find file ${f.cat}`, f.at?.cat);
     if (!f.cat.endsWith('.cat')) opts.notes.push(`-model ${f.cat}: litmus's built-in model (herd7 would look for a file of that name)`);
     return builtinWithMacros(builtin);
   }
   return filesSpec({
-    cat, bell: found(f.bell), macros: found(f.macros), variants: f.variants, searchDirs: herdDirs(opts, false),
+    cat, bell: found(f.bell, f.at?.bell), macros: found(f.macros, f.at?.macros), variants: f.variants, searchDirs: herdDirs(opts, false),
     libraryDirs: opts.libraryDirs.map((d) => resolve(d)), skipChecks: f.skipChecks, besideIncluder: false,
   });
 }
@@ -152,12 +180,15 @@ function applyOption(opts: HerdOptions, key: string, value: string, where: strin
     case 'model':
     case 'cat':
       opts.modelFiles.cat = value;
+      if (opts.modelFiles.at) delete opts.modelFiles.at.cat;
       return;
     case 'bell':
       opts.modelFiles.bell = value;
+      if (opts.modelFiles.at) delete opts.modelFiles.at.bell;
       return;
     case 'macros':
       opts.modelFiles.macros = value;
+      if (opts.modelFiles.at) delete opts.modelFiles.at.macros;
       return;
     case 'variant':
       addVariants(opts.modelFiles.variants, value);
@@ -229,7 +260,7 @@ function applyOption(opts: HerdOptions, key: string, value: string, where: strin
       return;
   }
   if (PICTURE_OPTIONS.has(key) || NEUTRAL_OPTIONS.has(key) || NEUTRAL_FLAGS.has(key)) return;
-  throw new HerdUsageError(where === 'command line' ? `unknown option '-${key}'.` : `unknown key "${key}" in ${where}`);
+  throw new HerdUsageError(where === 'command line' ? `unknown option '-${key}'.` : `unknown key "${key}" in a configuration file`);
 }
 
 /**
@@ -260,13 +291,20 @@ function applyConf(opts: HerdOptions, name: string): void {
   try {
     settings = readConf(file);
   } catch (e) {
-    if (e instanceof ModelError) throw new HerdUsageError(e.format());
+    if (e instanceof ModelError) throw new HerdUsageError(e.message, e.pos);
     throw e;
   }
-  if (settings.model !== undefined) applyOption(opts, 'model', settings.model, file);
-  if (settings.bell !== undefined) applyOption(opts, 'bell', settings.bell, file);
-  if (settings.macros !== undefined) applyOption(opts, 'macros', settings.macros, file);
-  for (const v of settings.variants) applyOption(opts, 'variant', v, file);
-  for (const [key, value] of settings.other) applyOption(opts, key, value, file);
+  // Each line in turn, as herd7 reads them; a line it refuses is an error at that line.
+  for (const [key, value, pos] of settings.entries) {
+    try {
+      applyOption(opts, key, value, file);
+    } catch (e) {
+      if (e instanceof HerdUsageError && !e.pos) throw new HerdUsageError(e.message, pos);
+      throw e;
+    }
+    // Where the model's files were named (a file not found is an error there); a later option naming one forgets it.
+    const named = key === 'model' ? 'cat' : key;
+    if (named === 'cat' || named === 'bell' || named === 'macros') opts.modelFiles.at = { ...opts.modelFiles.at, [named]: pos };
+  }
   opts.confChain.pop();
 }

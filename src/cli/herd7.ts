@@ -41,7 +41,8 @@ export async function herd7Main(argv: string[], io: HerdIo = STDIO): Promise<num
     parsed = parseHerdArgs(argv);
   } catch (e) {
     if (!(e instanceof HerdUsageError)) throw e;
-    io.err(`litmus-herd7: ${e.message}\nTry "litmus-herd7 -help" for the options litmus understands.\n`);
+    if (e.pos) io.err(`${e.pos.file}:${e.pos.line}:${e.pos.col}: ${e.message}\n`);
+    else io.err(`litmus-herd7: ${e.message}\nTry "litmus-herd7 -help" for the options litmus understands.\n`);
     return 2;
   }
   const { opts } = parsed;

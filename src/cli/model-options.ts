@@ -9,7 +9,8 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { builtinModel, filesSpec, getModel, unknownModelMessage, withMacros } from '../../models/index.js';
-import { besideFirst, filesOfConf, findIn } from '../../models/cat/files.js';
+import { besideFirst, filesOfConf, findIn, readConf } from '../../models/cat/files.js';
+import { checkConfLines } from './herd7-args.js';
 import { ModelError } from '../../models/cat/lexer.js';
 
 import type { ModelFlags } from './model-flags.js';
@@ -58,6 +59,8 @@ function confOfFolder(dir: string): string {
 }
 
 function fromConf(confPath: string, modelOverride: string | undefined, bellOverride: string | undefined, extraVariants: string[]): string {
+  // A line herd7 would refuse is an error at its line, though litmus's commands read only the model's lines.
+  checkConfLines(readConf(resolve(confPath)));
   return filesSpec(filesOfConf(confPath, { model: modelOverride, bell: bellOverride, variants: extraVariants }));
 }
 
