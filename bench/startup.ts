@@ -9,12 +9,13 @@
 // best of R such loops is kept (CPU time hardly depends on load, but a busy
 // machine's caches make it vary a little).
 //
-//   node dist/bench/startup.js [TEST.litmus] [--n 20] [--rounds 5]
+//   npm run bench:startup (its section of bench/RESULTS.md; --startup-n, --startup-rounds)
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { BenchOptions } from './options.js';
 import os from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findHerd } from './targets.js';
 
@@ -36,28 +37,10 @@ function loopCpu(argv: string[], n: number, cwd: string): number {
   }
 }
 
-function main(): void {
-  const args = process.argv.slice(2);
-  const flag = (name: string, def: number) => {
-    const i = args.indexOf(name);
-    if (i < 0) return def;
-    const v = Number(args[i + 1]);
-    args.splice(i, 2);
-    return v;
-  };
-  const n = flag('--n', 20);
-  const rounds = flag('--rounds', 5);
-  const test = args[0] !== undefined ? resolve(args[0]) : join(here, '..', '..', '..', 'shared', 'corpus', 'kernel', 'MP+poonceonces.litmus');
-  if (!existsSync(TIME)) {
-    console.error('startup: needs /usr/bin/time (GNU time)');
-    process.exitCode = 2;
-    return;
-  }
-  if (!existsSync(test)) {
-    console.error(`startup: no test ${test}`);
-    process.exitCode = 2;
-    return;
-  }
+/** CPU per process of each command, best of `rounds` loops of `n`, as lines; undefined with why when it cannot be measured. */
+export function startupLines(test: string, n: number, rounds: number): string[] {
+  if (!existsSync(TIME)) return ['not measured: needs /usr/bin/time (GNU time)'];
+  if (!existsSync(test)) return [`not measured: no test ${test}`];
   const herd = findHerd();
   const lkmm = join(here, '..', '..', '..', 'shared', 'lkmm');
   const cwd = existsSync(join(lkmm, 'linux-kernel.cfg')) ? lkmm : process.cwd();
@@ -66,16 +49,22 @@ function main(): void {
     ['litmus-herd7 -conf linux-kernel.cfg T', [process.execPath, join(cli, 'herd7-start.cjs'), '-conf', 'linux-kernel.cfg', test]],
     ['litmus herd7 -conf linux-kernel.cfg T', [process.execPath, join(cli, 'start.cjs'), 'herd7', '-conf', 'linux-kernel.cfg', test]],
     ['litmus check T', [process.execPath, join(cli, 'start.cjs'), 'check', test]],
-    ['herd7.js -conf linux-kernel.cfg T (the ES modules, as litmus-herd7 was)', [process.execPath, join(cli, 'herd7.js'), '-conf', 'linux-kernel.cfg', test]],
     ...(herd ? [[`herd7 (${herd.where}) T`, [...herd.argv, test]] as [string, string[]]] : []),
   ];
   const best = commands.map(() => Infinity);
   // Rounds interleave the commands, so that a change in load touches all alike.
   for (let r = 0; r < rounds; r++) commands.forEach(([, argv], i) => (best[i] = Math.min(best[i], loopCpu(argv, n, cwd) / n)));
   const node = best[0];
-  console.log(`CPU per process (user + system), best of ${rounds} loops of ${n}; T = ${test}; run in ${cwd}`);
-  commands.forEach(([name], i) => console.log(`${(best[i] * 1000).toFixed(1).padStart(7)} ms  ${i ? `(+${((best[i] - node) * 1000).toFixed(1)} ms)` : '          '}  ${name}`));
-  if (!herd) console.log('herd7: not installed here (no ~/herd/bin/lkmm-herd, no herd7 on PATH, no $LITMUS_BENCH_HERD)');
+  const out = [`CPU per process (user + system), best of ${rounds} loops of ${n}; T = ${test}; run in ${cwd}`];
+  commands.forEach(([name], i) => out.push(`${(best[i] * 1000).toFixed(1).padStart(7)} ms  ${i ? `(+${((best[i] - node) * 1000).toFixed(1)} ms)` : '          '}  ${name}`));
+  if (!herd) out.push('herd7: not installed here (no ~/herd/bin/lkmm-herd, no herd7 on PATH, no $LITMUS_BENCH_HERD)');
+  return out;
 }
 
-main();
+/** The kernel's MP+poonceonces, where ../shared/corpus is. */
+export const STARTUP_TEST = join(here, '..', '..', '..', 'shared', 'corpus', 'kernel', 'MP+poonceonces.litmus');
+
+/** The start-up section's Markdown. */
+export function startupSection(o: BenchOptions): string {
+  return ['```', ...startupLines(STARTUP_TEST, o.startupN, o.startupRounds), '```'].join('\n');
+}

@@ -13,6 +13,8 @@ import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FAMILIES } from './families.js';
+import { corpusDir } from '../scripts/corpus.js';
+import { table, type BenchOptions } from './options.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The `litmus` command of this build (dist/src/cli/start.cjs: the bundle with its code cache). */
@@ -295,4 +297,21 @@ function autoRow(auto: string, opts: TargetOptions, log: (s: string) => void, no
     herd: 'not run (2,769 tests × up to a minute each)',
     maxRss: p.maxRss,
   };
+}
+
+/** The targets section's Markdown: one row per figure, herd7's beside it. */
+export function targetsSection(o: BenchOptions): string {
+  const { rows, notes } = runTargets(
+    { timeoutS: o.timeoutS, herd: o.herd, auto: o.auto, autoTimeoutS: o.autoTimeoutS, jobs: o.jobs, corpus: corpusDir() },
+    (s) => console.error(s),
+  );
+  return [
+    table(
+      ['figure', 'target', 'litmus', 'met', 'peak RSS', 'herd7 (same files, same run)'],
+      rows.map((r) => [r.figure, r.target, r.value, r.met, r.rss, r.herd]),
+      [false, false, true, false, true, true],
+    ),
+    '',
+    ...notes.map((n) => `- ${n}`),
+  ].join('\n');
 }

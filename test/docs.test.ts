@@ -11,6 +11,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { newSuite } from '../src/cli/new.js';
+import { begin, end, head, replaced } from '../bench/results-file.js';
+import { SECTIONS } from '../bench/sections.js';
 import { CLI, ROOT, runNode } from './util.js';
 
 const DOCS = join(ROOT, 'docs');
@@ -207,4 +209,34 @@ describe('output shown in the documents', () => {
       if (!showsOutput(b.lines, output)) expect(b.lines.join('\n')).toBe(r.stdout.trimEnd());
     });
   }
+});
+
+describe('bench/RESULTS.md', () => {
+  it('is written by the bench: its head, then one part per section of bench/sections.ts, in order, nothing else', () => {
+    const md = text('bench/RESULTS.md');
+    expect(md.startsWith(`${head()}\n`)).toBe(true);
+    let rest = md.slice(head().length);
+    const names: string[] = [];
+    for (;;) {
+      rest = rest.replace(/^\s+/, '');
+      if (rest === '') break;
+      const m = /^<!-- bench:([a-z-]+) -->\n/.exec(rest);
+      expect(m, `text outside a section: ${rest.slice(0, 80)}`).not.toBeNull();
+      const close = rest.indexOf(end(m![1]));
+      expect(close, `${m![1]} is not closed`).toBeGreaterThan(0);
+      expect(rest.slice(m![0].length, close)).toMatch(/^## .+\n\n_Measured \d{4}-\d\d-\d\d \d\d:\d\d UTC by bench\/[a-z-]+\.ts at git [0-9a-f]+/);
+      names.push(m![1]);
+      rest = rest.slice(close + end(m![1]).length);
+    }
+    expect(names).toEqual(SECTIONS.map((s) => s.name));
+  });
+
+  it('--only replaces a section in place and puts a missing one where SECTIONS has it', () => {
+    const part = (name: string, body: string) => `${begin(name)}\n## ${name}\n\n${body}\n${end(name)}`;
+    const file = `${head()}\n\n${part('targets', 'old t')}\n\n${part('startup', 'old s')}\n`;
+    const once = replaced(file, new Map([['startup', part('startup', 'new s')]]));
+    expect(once).toBe(`${head()}\n\n${part('targets', 'old t')}\n\n${part('startup', 'new s')}\n`);
+    const twice = replaced(once, new Map([['corpus', part('corpus', 'c')]]));
+    expect(twice).toBe(`${head()}\n\n${part('targets', 'old t')}\n\n${part('corpus', 'c')}\n\n${part('startup', 'new s')}\n`);
+  });
 });
