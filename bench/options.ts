@@ -12,7 +12,14 @@ export interface BenchOptions {
   minN: number | null;
   maxN: number;
   budgetS: number;
+  /** Seconds of CPU before a run of the targets (litmus's or herd7's) is stopped. */
   timeoutS: number;
+  /**
+   * The checker's --timeout for one family size, wall-clock seconds: far
+   * beyond the budget, so that a loaded machine does not stop a size that
+   * needs less CPU than the budget (the budget, in CPU, stops a family).
+   */
+  familyTimeoutS: number;
   maxExecutions: number;
   /** The file the sections are written into (default bench/RESULTS.md), or null: print only. */
   out: string | null;
@@ -34,7 +41,7 @@ export interface BenchOptions {
 
 export const USAGE =
   'usage: npm run bench -- [--only NAME[,NAME...]] [--list] [--out FILE | --print]\n' +
-  '                        [--family NAME[,NAME...]] [--min-n N] [--max-n N] [--budget-s S] [--timeout-s S]\n' +
+  '                        [--family NAME[,NAME...]] [--min-n N] [--max-n N] [--budget-s S] [--timeout-s S] [--family-timeout-s S]\n' +
   '                        [--max-executions N] [--no-herd] [--herd-timeout-s S] [--no-auto] [--auto-timeout-s S] [-j N]\n' +
   '                        [--svg FILE | --no-svg] [--startup-n N] [--startup-rounds N] [--lkmm DIR]';
 
@@ -52,6 +59,7 @@ export function defaultOptions(): BenchOptions {
     maxN: 1000,
     budgetS: 10,
     timeoutS: 60,
+    familyTimeoutS: 600,
     maxExecutions: 5_000_000,
     out: 'bench/RESULTS.md',
     herd: true,
@@ -107,6 +115,9 @@ export function parseArgs(argv: string[], sectionNames: string[]): BenchOptions 
         break;
       case '--timeout-s':
         o.timeoutS = num(flag, val());
+        break;
+      case '--family-timeout-s':
+        o.familyTimeoutS = num(flag, val());
         break;
       case '--max-executions':
         o.maxExecutions = Math.floor(num(flag, val()));

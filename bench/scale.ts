@@ -6,7 +6,7 @@
 // A family grows from its smallest N (one at a time up to 10, then by the
 // growth per size seen so far: nextSize) up to --max-n (default 1000) and
 // stops once one size takes more than --budget-s (default 10 s) of CPU, or
-// hits a checker limit (LimitError; --timeout-s defaults to 60 s). Families
+// hits a checker limit (LimitError; --family-timeout-s, of wall time, defaults to 600 s). Families
 // marked `speedcheck` are grown a second time with --speedcheck. herd7 runs
 // beside each size (-speedcheck fast beside --speedcheck) until one takes
 // more than the budget, or is stopped at --herd-timeout-s (default 20 s of
@@ -159,7 +159,7 @@ function runFamily(f: Family, mode: Mode, opts: BenchOptions, herd: { argv: stri
   for (let n = start; n <= opts.maxN; n = nextSize(measured, opts.budgetS)) {
     const child = spawnSync(
       process.execPath,
-      [fileURLToPath(import.meta.url), '--child', f.name, String(n), mode, String(opts.timeoutS), String(opts.maxExecutions)],
+      [fileURLToPath(import.meta.url), '--child', f.name, String(n), mode, String(opts.familyTimeoutS), String(opts.maxExecutions)],
       { encoding: 'utf8', maxBuffer: 1 << 20 },
     );
     let rep: SizeReport;
@@ -250,7 +250,7 @@ export function familiesSection(opts: BenchOptions, describe: string): string {
     rmSync(tmp, { recursive: true, force: true });
   }
   const section: string[] = [
-    `Each size in a fresh process, CPU time of the check (user + system, process.cpuUsage), the sizes growing until one takes more than ${opts.budgetS} s of CPU (one at a time up to N=10, then by the growth seen so far, N <= ${opts.maxN}), or a limit of the checker stops it (--timeout ${opts.timeoutS} s, --max-executions ${fmtInt(opts.maxExecutions)}). herd7: ${herd ? `${herd.where}, stopped after ${opts.herdTimeoutS} s of CPU (ulimit -t), CPU from its rusage, not run on larger sizes once one took more than ${opts.budgetS} s; exhaustive rows compare its Observation and counts with ours, --speedcheck rows run \`-speedcheck fast\` and compare whether the execution looked for exists` : opts.herd ? 'not installed' : 'not run (--no-herd)'}.`,
+    `Each size in a fresh process, CPU time of the check (user + system, process.cpuUsage), the sizes growing until one takes more than ${opts.budgetS} s of CPU (one at a time up to N=10, then by the growth seen so far, N <= ${opts.maxN}), or a limit of the checker stops it (--timeout ${opts.familyTimeoutS} s of wall time, --max-executions ${fmtInt(opts.maxExecutions)}). herd7: ${herd ? `${herd.where}, stopped after ${opts.herdTimeoutS} s of CPU (ulimit -t), CPU from its rusage, not run on larger sizes once one took more than ${opts.budgetS} s; exhaustive rows compare its Observation and counts with ours, --speedcheck rows run \`-speedcheck fast\` and compare whether the execution looked for exists` : opts.herd ? 'not installed' : 'not run (--no-herd)'}.`,
     '',
     ...families.map((f) => `- \`${f.name}\`: ${f.description}${f.speedcheck ? ' (also with --speedcheck)' : ''}`),
     '',
