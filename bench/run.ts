@@ -24,8 +24,9 @@ function gitDescribe(): string {
     const git = (...args: string[]) =>
       execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     const head = git('rev-parse', '--short', 'HEAD');
-    const dirty = git('status', '--porcelain', '--', 'src', 'models', 'bench').length > 0;
-    return `git ${head}${dirty ? ' + uncommitted changes in src/, models/ or bench/' : ''}`;
+    // What the bench writes (RESULTS.md, scale.svg) is not a change of what it measures.
+    const dirty = git('status', '--porcelain', '--', 'src', 'models', 'bench/*.ts', 'package.json').length > 0;
+    return `git ${head}${dirty ? ' + uncommitted changes in src/, models/, bench/*.ts or package.json' : ''}`;
   } catch {
     return 'unknown (not a git checkout)';
   }
