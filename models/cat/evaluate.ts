@@ -22,9 +22,12 @@ import { patternNames, tagSetName, type CompiledCat } from './compile.js';
 import { ModelError } from './lexer.js';
 import { isEmptyValue } from './operators.js';
 import { asRelOrNull, asSetOrNull, elementsOf, EMPTY, relValue, typeName, type Choices, type Value } from './values.js';
+import type { StaticEval } from './bounds.js';
 
 /** `with X from S` found no element of S in the candidate: it is not one of the model's candidates. */
 class NotGenerated extends Error {}
+
+const NO_POS: CatPos = { file: 'litmus:bounds', line: 0, col: 0 };
 
 /** Why a candidate is rejected, or the flags it raises. */
 export interface CatVerdict {
@@ -325,11 +328,28 @@ export class StructureRun {
     return this.current;
   }
 
-  /** Judges a candidate of this structure. `prefix`: a partial execution (a `with` that finds nothing is no verdict). */
-  check(x: Execution, prefix: boolean): CatVerdict {
+  /**
+   * Judges a candidate of this structure. `prefix`: a partial execution (a
+   * `with` that finds nothing is no verdict). `skip`: checks and `with`s
+   * known to pass (models/cat/derive-interleaving.ts), not computed unless
+   * something else reads them.
+   */
+  check(x: Execution, prefix: boolean, skip?: ReadonlySet<number>): CatVerdict {
+    if (!skip) return this.checkAll(x, prefix);
+    try {
+      return this.checkAll(x, prefix, skip);
+    } catch (e) {
+      // A skipped `with` read by something else finds nothing: of a partial execution that is no verdict.
+      if (!(e instanceof NotGenerated)) throw e;
+      return { consistent: prefix, violated: prefix ? undefined : `with ${e.message}`, flags: [], notGenerated: true };
+    }
+  }
+
+  private checkAll(x: Execution, prefix: boolean, skip?: ReadonlySet<number>): CatVerdict {
     const ev = this.candidate(x);
     const flags: string[] = [];
     for (let i = 0; i < this.cat.instrs.length; i++) {
+      if (skip?.has(i)) continue;
       const ci = this.cat.instrs[i];
       if (ci.instr.kind === 'with') {
         // Not thrown: a prefix often has no such element yet (its coherence order not total).
@@ -342,6 +362,15 @@ export class StructureRun {
       if (r) return r;
     }
     return { consistent: true, flags: prefix ? [] : [...new Set(flags)].sort() };
+  }
+
+  /** How the structure's static values are computed (for models/cat/bounds.ts). */
+  staticEval(): StaticEval {
+    const st = this.statics;
+    return {
+      slot: (slot) => lasting(() => st.value(slot, NO_POS)),
+      expr: (e, locals) => lasting(() => st.expr(e, locals)),
+    };
   }
 
   /** The relation an expression of the model evaluates to on a candidate (for explanations), if it is one. */

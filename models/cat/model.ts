@@ -9,6 +9,10 @@
 // and every lock order is explored. Partial
 // executions are judged by the checks that can only grow as the execution
 // is built (models/cat/monotone.ts decides which, from the definitions).
+// A candidate (or partial execution) that is an interleaving of the
+// program-order edges the checks need skips the checks derived for it
+// from the definitions (models/cat/derive-interleaving.ts, per event
+// structure): only its flags and the other checks are computed.
 
 import { isAbsolute, relative } from 'node:path';
 import type { Event } from '../../src/events/event.js';
@@ -16,7 +20,10 @@ import type { Execution } from '../../src/model/execution.js';
 import { effectOf } from '../../src/events/primitives.js';
 import type { Program } from '../../src/program/program.js';
 import type { Highlight, Model, Verdict, WaitingRead } from '../../src/model/model.js';
-import { scratch } from '../../src/relation/relation.js';
+import { lasting, scratch } from '../../src/relation/relation.js';
+import { findsInterleaving } from '../interleaving.js';
+import { Bounds, BoundsModel, structureFacts } from './bounds.js';
+import { deriveInterleaving, type InterleavingRule } from './derive-interleaving.js';
 import type { CatExpr } from './ast.js';
 import { compileCat, fingerprintOf, type CompiledCat } from './compile.js';
 import { LIBRARY } from './library.js';
@@ -30,12 +37,17 @@ import { fileSource, readModelText, type ModelFiles } from './files.js';
 import { ModelError } from './lexer.js';
 import { typecheck } from './typecheck.js';
 
+/** How many candidates of a structure are judged in full before its interleaving rule is derived (see compileModelFiles). */
+const RULE_AFTER = 16;
+
 /** A compiled model and what it was compiled from. */
 export interface CatModel extends Model {
   compiled: CompiledCat;
   files: ModelFiles;
   /** The checks (instruction indexes) that judge partial executions of a program too. */
   prefixSafeFor(p: Program): ReadonlySet<number>;
+  /** How often the derived shortcuts were taken (for tests and the bench): candidates and prefixes judged with checks skipped. */
+  readonly shortcutCounts: { rules: number; interleavings: number; always: number };
 }
 
 /** Where the files' includes are found (herd's library folders last, litmus's own library files in place of herd's). */
@@ -70,8 +82,14 @@ export function fingerprintOfFiles(files: ModelFiles): { fingerprint: string; ti
   }
 }
 
-/** Compiles the model the files describe; throws ModelError (positioned) if they cannot be read. */
-export function compileModelFiles(files: ModelFiles): CatModel {
+/**
+ * Compiles the model the files describe; throws ModelError (positioned) if
+ * they cannot be read. `tuning.ruleAfter`: how many candidates of a
+ * structure are judged in full before its shortcuts are derived (tests
+ * derive them at once, to compare them with unpruned runs on small programs).
+ */
+export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: number } = {}): CatModel {
+  const ruleAfter = tuning.ruleAfter ?? RULE_AFTER;
   const mains = mainFiles(files);
   const variants = new Set(files.variants);
   const compiled = compileCat(mains, sourceOf(files), variants);
@@ -94,11 +112,40 @@ export function compileModelFiles(files: ModelFiles): CatModel {
     if (!r) runs.set(x.structure, (r = new StructureRun(compiled, code, x, opts, prefixSafeFor(x.program))));
     return r;
   };
+  // Per structure, the interleaving shortcut derived from the definitions (models/cat/derive-interleaving.ts),
+  // once the structure has been judged RULE_AFTER times (deriving it costs about as much as judging a few dozen candidates).
+  const rules = new WeakMap<object, InterleavingRule | null | number>();
+  const counts = { rules: 0, interleavings: 0, always: 0 };
+  const boundsModel = new BoundsModel(compiled);
+  const ruleOf = (x: Execution): InterleavingRule | null => {
+    const r = rules.get(x.structure) ?? 0;
+    if (typeof r !== 'number') return r;
+    if (r < ruleAfter) {
+      rules.set(x.structure, r + 1);
+      return null;
+    }
+    const run = runOf(x);
+    counts.rules++;
+    const rule = lasting(() => deriveInterleaving(compiled, new Bounds(boundsModel, run.staticEval(), structureFacts(x), variants), opts.skipChecks)) ?? null;
+    rules.set(x.structure, rule);
+    return rule;
+  };
   // Decided when the explorer first asks (a digest of the checks, a few ms).
   let lockOrders: ((a: Event, b: Event) => boolean) | undefined;
   let mayCycle: ((reads: readonly WaitingRead[]) => boolean) | undefined;
-  const judge = (x: Execution, prefix: boolean): Verdict => {
-    const v = scratch(() => runOf(x).check(x, prefix));
+  const judge = (x: Execution, prefix: boolean, shortcuts: boolean): Verdict => {
+    const v = scratch(() => {
+      const run = runOf(x);
+      // An interleaving of the order the checks need passes the checks derived for it: only the rest are computed.
+      const rule = shortcuts ? ruleOf(x) : null;
+      if (!rule) return run.check(x, prefix);
+      if (rule.shape && findsInterleaving(x, rule.shape)) {
+        counts.interleavings++;
+        return run.check(x, prefix, prefix ? rule.prefix : rule.whole);
+      }
+      counts.always++;
+      return run.check(x, prefix, rule.always);
+    });
     return { consistent: v.consistent, violated: v.violated, flags: v.flags };
   };
   return {
@@ -113,10 +160,11 @@ export function compileModelFiles(files: ModelFiles): CatModel {
     // too), unless its own checks reject every candidate the explorer's filter drops (models/cat/implied.ts).
     judgesCoherence: (p: Program) => usesSpinlocks(p) || !coherenceImplied,
     prefixSafeFor,
-    check(x: Execution, o?: { prefix?: boolean }): Verdict {
+    shortcutCounts: counts,
+    check(x: Execution, o?: { prefix?: boolean; axiomsOnly?: boolean }): Verdict {
       // A prefix is judged only by the checks that can only grow with it (models/cat/monotone.ts).
       if (o?.prefix && prefixSafeFor(x.program).size === 0) return { consistent: true, flags: [] };
-      return judge(x, o?.prefix ?? false);
+      return judge(x, o?.prefix ?? false, !o?.axiomsOnly);
     },
     explain(x: Execution, axiom: string): Highlight | undefined {
       return scratch(() => explainCheck(compiled, runOf(x), x, axiom));
