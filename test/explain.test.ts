@@ -474,7 +474,7 @@ exists (2:r0=0 /\\ (2:r1=0 \\/ 2:r2=0))
 describe('fixes over the outcome', () => {
   it('a spin-wait loop then a read: smp_rmb() after the loop, not inside it', () => {
     const t = trace(LOOP);
-    expect(fixesOf(t)[0]).toBe('smp_rmb() after the loop of line 17, before P1.4 (line 19)');
+    expect(fixesOf(t)[0]).toBe('smp_rmb() after the loop of line 17, before P1.3 (line 19)');
   });
 
   it('a failed cmpxchg then a read: smp_rmb() (cost 2) is offered first; the failed read is not [mb]', () => {
@@ -534,7 +534,7 @@ describe('fixes over the outcome', () => {
   });
 
   it("a helper ending in a spin-wait loop: the fence goes after the call, where the caller writes it (herd7: Never)", () => {
-    expect(fixesOf(trace(WAIT_HELPER))[0]).toBe('smp_rmb() between the call of wait_flag() (line 26) and P1.4 (line 27)');
+    expect(fixesOf(trace(WAIT_HELPER))[0]).toBe('smp_rmb() between the call of wait_flag() (line 26) and P1.3 (line 27)');
   });
 
   it('two CPUs calling one helper: the change written once in the helper, made at each call, is one change (herd7: Never)', () => {

@@ -55,6 +55,7 @@ addLimitOptions(addModelOptions(program
   .option('--herd-compatible', 'also warn (on stderr) about what herd7 would refuse to read; verdicts and exit status are unchanged')
   .option('--herd', "for TypeScript suites: also print herd7's block for every test")
   .option('--speedcheck', "decide each .litmus test's verdict without counting every execution (herd7's -speedcheck): counts, states and flags then cover only the executions built")
+  .option('--unroll-waits', 'read waiting loops as herd7 does (unrolled to --unroll, cut paths not counted) instead of exactly; no liveness verdict')
   .option('--fail-on-bad-outcome', 'exit 1 when a suite\'s version under review can reach its bad outcome (for CI)')
   .action(async (inputs: string[], o) => {
     const { applyModelFlags } = await import('./model-options.js');
