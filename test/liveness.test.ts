@@ -908,3 +908,37 @@ describe('waits read exactly, on generated programs (properties)', () => {
     );
   });
 });
+
+describe('atomic_cond_read_acquire() and atomic_cond_read_relaxed()', () => {
+  const text = (form: string) => `C atomic-cond-read
+
+{}
+
+P0(atomic_t *v, int *x)
+{
+	int r0;
+	int r1;
+
+	r0 = ${form}(v, VAL == 2);
+	r1 = READ_ONCE(*x);
+}
+
+P1(atomic_t *v, int *x)
+{
+	WRITE_ONCE(*x, 1);
+	atomic_inc(v);
+	smp_mb__before_atomic();
+	atomic_inc(v);
+}
+
+exists (0:r1=0)
+`;
+  it('wait on an atomic_t as smp_cond_load_*() does on its counter: every wait terminates; only the acquire form orders the read after it', () => {
+    const acquire = check(text('atomic_cond_read_acquire'));
+    const relaxed = check(text('atomic_cond_read_relaxed'));
+    expect([acquire.observation, acquire.liveness?.verdict]).toEqual(['Never', 'terminates']);
+    expect([relaxed.observation, relaxed.liveness?.verdict]).toEqual(['Sometimes', 'terminates']);
+    // Never reaching 2 (one increment): a hang.
+    expect(check(text('atomic_cond_read_acquire').replace('\tsmp_mb__before_atomic();\n\tatomic_inc(v);\n', '')).liveness).toMatchObject({ verdict: 'hang', reads: [{ location: 'v', value: '1' }] });
+  });
+});
