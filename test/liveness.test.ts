@@ -841,6 +841,17 @@ exists (1:r0=1)
     }
   });
 
+  it('a spin_trylock() or cmpxchg() retried until it succeeds is a wait (a failed one only reads); a lock never released makes it hang', () => {
+    const spinOn = (take: string, release: string) => `C spin-on\n\n{}\n\nP0(spinlock_t *l, int *x)\n{\n\tint r0;\n\n\tr0 = ${take};\n\twhile (r0 == 0)\n\t\tr0 = ${take};\n\tWRITE_ONCE(*x, 1);\n${release}}\n\nP1(spinlock_t *l, int *x)\n{\n\tint r1;\n\n\tr1 = ${take};\n\twhile (r1 == 0)\n\t\tr1 = ${take};\n\tWRITE_ONCE(*x, 2);\n${release}}\n\nexists (x=1)\n`;
+    const trylock = (release: string) => spinOn('spin_trylock(l)', release);
+    expect(check(trylock('\tspin_unlock(l);\n')).liveness?.verdict).toBe('terminates');
+    expect(check(trylock('')).liveness).toMatchObject({ verdict: 'hang', kind: 'loop', reads: [{ location: 'l', value: '1' }] });
+    // cmpxchg(l, 0, 1) returns the old value: 0 when it took the lock.
+    const cas = (release: string) => spinOn('cmpxchg(l, 0, 1)', release).replace(/while \((r[01]) == 0\)/g, 'while ($1 != 0)').replace(/spinlock_t \*l/g, 'int *l');
+    expect(check(cas('\tsmp_store_release(l, 0);\n')).liveness?.verdict).toBe('terminates');
+    expect(check(cas('')).liveness).toMatchObject({ verdict: 'hang', reads: [{ location: 'l', value: '1' }] });
+  });
+
   it('a self-deadlock (a lock taken twice) is DEADLOCK, and the thread waits forever at its second lock', () => {
     const text = 'C self-deadlock\n\n(* Result: DEADLOCK *)\n\n{}\n\nP0(spinlock_t *sl)\n{\n\tspin_lock(sl);\n\tspin_lock(sl);\n\tspin_unlock(sl);\n\tspin_unlock(sl);\n}\n';
     const r = check(text);

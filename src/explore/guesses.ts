@@ -16,7 +16,7 @@ import { coherentRead } from './coherence.js';
 import { prefixConsistent } from './prefix.js';
 import { othersMayWrite } from './reads.js';
 import { prune, type ExploreState } from './state.js';
-import { judgeStuck, lockHeld } from './liveness.js';
+import { judgeStuck, lockHeld, spinLockRead } from './liveness.js';
 
 /**
  * Every unfinished thread waits for a write that only a waiting thread can
@@ -145,7 +145,7 @@ export function pendingStillPossible(s: ExploreState): boolean {
   // (A lock held by a thread that will not release it may be waited for forever, where liveness is judged.)
   for (const b of s.waiting) {
     if (b.ready || b.r.loc === s.prog.zeroLocation || othersMayWrite(s, b.t, b.r.loc)) continue;
-    if (!(s.liveness && b.r.lock === 'LKR' && lockHeld(s, b.r.loc))) return false;
+    if (!(s.liveness && spinLockRead(s, b.r) && lockHeld(s, b.r.loc))) return false;
   }
   return true;
 }

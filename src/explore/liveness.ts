@@ -195,6 +195,15 @@ export function lockHeld(s: ExploreState, loc: number): boolean {
 }
 
 /**
+ * Whether a lock read is a spin_lock()'s, which waits (a spin_trylock()
+ * that succeeds is a lock too, but never waits: where it cannot be placed
+ * it fails, another branch).
+ */
+export function spinLockRead(s: ExploreState, r: Event): boolean {
+  return r.lock === 'LKR' && effectOf((s.prog.threads[r.thread].code[r.pc] as PrimInstr).prim).shape === 'lock';
+}
+
+/**
  * A thread (ts) blocks at the grace period it is at, forever: the other threads
  * go on without it. (judgeStuck keeps the execution only if a thread waits
  * forever inside a read-side critical section that grace period waits for.)
@@ -236,7 +245,7 @@ export function judgeStuck(s: ExploreState): void {
       threads.push({ thread: t, kind: 'grace-period', pc: ts.pc, loop: -1, from: -1, loc: graceLocation(s, ts, t) });
     } else if (!ts.done) {
       const b = s.waiting.find((w) => w.t === t);
-      if (!b || b.ready || b.r.lock !== 'LKR' || !lockHeld(s, b.r.loc)) return prune(s);
+      if (!b || b.ready || !spinLockRead(s, b.r) || !lockHeld(s, b.r.loc)) return prune(s);
       locked.push(b);
       threads.push({ thread: t, kind: 'lock', pc: ts.pc, loop: -1, from: -1, loc: b.r.loc });
     }

@@ -3,7 +3,8 @@
 // accesses of its critical sections (Model.lockOrders).
 
 import type { Event, LockKind } from '../events/event.js';
-import type { Instr } from '../program/program.js';
+import type { Instr, PrimInstr } from '../program/program.js';
+import { effectOf } from '../events/primitives.js';
 import { coherentAppend, coherentRead } from './coherence.js';
 import { matchPending } from './guesses.js';
 import { chooseSource, offer, othersMayWrite, wait } from './reads.js';
@@ -18,9 +19,11 @@ import { newEvent, popEvent, prune, type ExploreState, type ThreadState } from '
  * coherence order only at its end, each exactly once.
  */
 export function lock(s: ExploreState, t: number, ts: ThreadState, loc: number, addrDeps: bigint, ins: Instr, k: (lkr: Event) => void): void {
-  // A lock taken again inside its own critical section deadlocks: where liveness is judged, it waits forever (liveness.ts).
+  // A lock taken again inside its own critical section deadlocks: where liveness is judged, a spin_lock() waits
+  // there forever (liveness.ts); a spin_trylock() fails instead (its other branch).
+  const spins = s.liveness && effectOf((ins as PrimInstr).prim).shape === 'lock';
   const nested = openLockWrite(s, t, loc, s.events.length) >= 0;
-  if (nested && !s.liveness) {
+  if (nested && !spins) {
     prune(s);
     return;
   }
@@ -51,7 +54,7 @@ export function lock(s: ExploreState, t: number, ts: ThreadState, loc: number, a
   // Or wait until an unlock of another thread is last (attach); where liveness is judged, also for a lock
   // held now that no unlock may release (the thread then waits forever: liveness.ts).
   if (nested) wait(s, { t, r: lkr, k: () => prune(s), accept: () => false, ready: false });
-  else if (othersMayWrite(s, t, loc) || (s.liveness && last.lock === 'LKW')) wait(s, { t, r: lkr, k: () => go(), accept: () => false, ready: false });
+  else if (othersMayWrite(s, t, loc) || (spins && last.lock === 'LKW')) wait(s, { t, r: lkr, k: () => go(), accept: () => false, ready: false });
   popEvent(s, lkw);
   popEvent(s, lkr);
   ts.po = saved;
