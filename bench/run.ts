@@ -59,6 +59,8 @@ interface Options {
   svg: string | null;
   /** A Markdown file whose families section (between the bench's markers) this run replaces. */
   section: string | null;
+  /** The name of that section's markers (`<!-- bench:NAME -->`): `families` unless a run of some families keeps its own. */
+  sectionName: string;
 }
 
 function usage(msg?: string): never {
@@ -67,7 +69,7 @@ function usage(msg?: string): never {
     'usage: node dist/bench/run.js [--family NAME[,NAME...]] [--min-n N] [--max-n N] [--budget-s S]\n' +
       '                            [--timeout-s S] [--max-executions N] [--no-corpus] [--out FILE]\n' +
       '                            [--no-targets] [--no-herd] [--herd-timeout-s S] [--auto [--auto-timeout-s S] [-j N]]\n' +
-      '                            [--no-families] [--svg FILE] [--section FILE]\n' +
+      '                            [--no-families] [--svg FILE] [--section FILE [--section-name NAME]]\n' +
       `families: ${FAMILIES.map((f) => f.name).join(', ')}`,
   );
   process.exit(msg ? 2 : 0);
@@ -92,6 +94,7 @@ function parseArgs(argv: string[]): Options {
     herdTimeoutS: 20,
     svg: null,
     section: null,
+    sectionName: 'families',
   };
   const num = (flag: string, v: string | undefined): number => {
     const x = Number(v);
@@ -128,6 +131,12 @@ function parseArgs(argv: string[]): Options {
       case '--max-executions':
         o.maxExecutions = Math.floor(num(flag, val()));
         break;
+      case '--section-name': {
+        const v = val();
+        if (!v || !/^[a-z0-9-]+$/.test(v)) usage('--section-name needs a name of lower-case letters, digits and hyphens');
+        o.sectionName = v;
+        break;
+      }
       case '--no-corpus':
         o.corpus = false;
         break;
@@ -402,7 +411,7 @@ interface HerdRun {
  * with speedcheck, whether the execution looked for (a witness of exists,
  * a violation of forall) exists.
  */
-function runHerd(herd: { argv: string[] }, text: string, file: string, mode: Mode, ours: SizeReport, opts: Options): HerdRun {
+function runHerd(herd: { argv: string[] }, text: string, file: string, mode: Mode, ours: SizeReport, opts: Options, waits = false): HerdRun {
   writeFileSync(file, text);
   const limitS = opts.herdTimeoutS;
   const p = measureProcess([...herd.argv, ...(mode === 'speedcheck' ? ['-speedcheck', 'fast'] : []), file], limitS * 20, undefined, limitS);
@@ -411,14 +420,15 @@ function runHerd(herd: { argv: string[] }, text: string, file: string, mode: Mod
   if (p.status !== 0 || !m) return { text: `failed (exit ${p.status}: ${p.stderr.trim().split('\n')[0] ?? ''})`, over: true };
   const [hp, hn] = [Number(m[2]), Number(m[3])];
   let same: boolean;
-  if (mode === 'exhaustive') same = m[1] === ours.observation && hp === ours.positive && hn === ours.negative;
+  // A family with waits: check counts the executions in which no wait went round idle, herd7 each number of idle passes up to its bound.
+  if (mode === 'exhaustive') same = m[1] === ours.observation && (waits || (hp === ours.positive && hn === ours.negative));
   else {
     const oursFound = ours.quantifier === 'forall' ? ours.negative! > 0 : ours.positive! > 0;
     same = hp + hn > 0 === oursFound;
   }
   const what = mode === 'exhaustive' ? `${m[1]} ${hp} ${hn}` : hp + hn > 0 ? 'found' : 'none';
   return {
-    text: `${p.cpuS < 0.01 ? '< 10 ms' : fmtMs(p.cpuS * 1000)} (${what}${same ? ', same' : ', DIFFERS'})`,
+    text: `${p.cpuS < 0.01 ? '< 10 ms' : fmtMs(p.cpuS * 1000)} (${what}${same ? (waits ? ', same verdict' : ', same') : ', DIFFERS'})`,
     cpuS: p.cpuS,
     executions: hp + hn,
     over: p.cpuS > opts.budgetS,
@@ -490,7 +500,7 @@ function runFamily(f: Family, mode: Mode, opts: Options, herd: { argv: string[] 
     const verdict = rep.observation === want ? rep.observation : `${rep.observation} (expected ${want})`;
     let herdText = herdStopped ?? '';
     if (herd && herdStopped === undefined) {
-      const h = runHerd(herd, f.make(n), join(tmp, `${f.name}-${n}.litmus`), mode, rep, opts);
+      const h = runHerd(herd, f.make(n), join(tmp, `${f.name}-${n}.litmus`), mode, rep, opts, f.waits !== undefined);
       herdText = h.text;
       if (h.cpuS !== undefined) curve.herd.push({ n, cpuS: h.cpuS, executions: h.executions! });
       if (h.over) herdStopped = `not run (past the budget at N=${n})`;
@@ -524,6 +534,35 @@ function runFamily(f: Family, mode: Mode, opts: Options, herd: { argv: string[] 
   runs.summary.push([label, underOne, reachesTen]);
 }
 
+/**
+ * A family with waits beside the same test with each wait replaced by one
+ * read, size by size: what reading a wait exactly (and judging whether it
+ * can go on forever) costs over reading once.
+ */
+function waitsAgainstOneRead(families: readonly Family[], runs: FamilyRuns): string[] {
+  const rows: string[][] = [];
+  for (const f of families) {
+    if (!f.waits) continue;
+    const waits = runs.curves.find((c) => c.name === f.name && c.mode === 'exhaustive');
+    const reads = runs.curves.find((c) => c.name === f.waits!.oneRead && c.mode === 'exhaustive');
+    if (!waits || !reads) continue;
+    for (const w of waits.ours) {
+      const r = reads.ours.find((p) => p.n === w.n);
+      if (!r) continue;
+      rows.push([f.name, String(w.n), fmtMs(w.cpuS * 1000), fmtInt(w.executions), fmtMs(r.cpuS * 1000), fmtInt(r.executions), `${(w.cpuS / Math.max(r.cpuS, 1e-6)).toFixed(2)}x`]);
+    }
+  }
+  if (rows.length === 0) return [];
+  return [
+    '### Waits against one read',
+    '',
+    'Each family with waits (herd7\'s read-then-while spin loops, read exactly, every wait judged for liveness) beside the same test with each wait replaced by one read, at the same sizes (CPU of the check, each in a fresh process; consistent executions counted).',
+    '',
+    table(['family', 'N', 'CPU with waits', 'consistent', 'CPU, one read each', 'consistent', 'ratio'], rows, [false, true, true, true, true, true, true]),
+    '',
+  ];
+}
+
 /** The chart of the family runs: consistent executions against CPU time, and threads against CPU time with --speedcheck. */
 function familyChart(runs: FamilyRuns, caption: string): string {
   const counted = runs.curves.filter((c) => c.mode === 'exhaustive');
@@ -544,9 +583,9 @@ function familyChart(runs: FamilyRuns, caption: string): string {
 }
 
 /** Replaces (or appends) the part of a Markdown file between the bench's markers. */
-function replaceSection(file: string, section: string): void {
-  const begin = '<!-- bench:families -->';
-  const end = '<!-- /bench:families -->';
+function replaceSection(file: string, section: string, name = 'families'): void {
+  const begin = `<!-- bench:${name} -->`;
+  const end = `<!-- /bench:${name} -->`;
   const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const block = `${begin}\n${section.trim()}\n${end}`;
   const a = text.indexOf(begin);
@@ -628,7 +667,7 @@ function main(): void {
   }
   if (families.length) {
     const section: string[] = [
-      '## Scalable families',
+      opts.sectionName === 'families' ? '## Scalable families' : `## Scalable families: ${opts.sectionName}`,
       '',
       `Each size in a fresh process (\`--child\`), CPU time of the check (user + system, process.cpuUsage), the sizes growing until one takes more than ${opts.budgetS} s of CPU (one at a time up to N=10, then by the growth seen so far), or a limit of the checker stops it. herd7: ${herd ? `${herd.where}, stopped after ${opts.herdTimeoutS} s of CPU (ulimit -t), CPU from its rusage, not run on larger sizes once one took more than ${opts.budgetS} s; exhaustive rows compare its Observation and counts with ours, --speedcheck rows run \`-speedcheck fast\` and compare whether the execution looked for exists` : opts.herd ? 'not installed' : 'not run (--no-herd)'}.`,
       '',
@@ -649,13 +688,14 @@ function main(): void {
       '',
       `Largest peak RSS of any family size (each checked in a fresh process, node's own ~45 MB included): ${fmtMb(runs.peakRss)}.`,
       '',
+      ...waitsAgainstOneRead(families, runs),
     );
     if (opts.svg) {
       writeFileSync(opts.svg, familyChart(runs, `litmus bench, ${new Date().toISOString().slice(0, 16)} UTC, ${gitDescribe()}, ${os.cpus().length} cores`));
       section.push(`The curves: \`${opts.svg}\` (written by this run).`, '');
     }
     out.push(...section);
-    if (opts.section) replaceSection(opts.section, [`_Written by \`npm run bench -- ${process.argv.slice(2).join(' ')}\` on ${new Date().toISOString().slice(0, 16)} UTC, ${gitDescribe()}, load average ${os.loadavg().map((x) => x.toFixed(1)).join(', ')} at the end._`, '', ...section].join('\n'));
+    if (opts.section) replaceSection(opts.section, [`_Written by \`npm run bench -- ${process.argv.slice(2).join(' ')}\` on ${new Date().toISOString().slice(0, 16)} UTC, ${gitDescribe()}, load average ${os.loadavg().map((x) => x.toFixed(1)).join(', ')} at the end._`, '', ...section].join('\n'), opts.sectionName);
   }
   out.push(`Load average (1, 5, 15 min) at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(', ')}.`, '');
   const md = out.join('\n');

@@ -27,6 +27,7 @@ import { x86tso } from '../models/x86tso.js';
 import { compileModelFiles } from '../models/cat/model.js';
 import type { Model } from '../src/model/model.js';
 import { humanLine } from '../src/report/herd.js';
+import { traceWithWaits } from '../src/report/waits.js';
 import { HAVE_LKMM, LKMM_DIR, stateSet } from './util.js';
 
 const HERD = '/root/herd/bin/lkmm-herd';
@@ -103,6 +104,7 @@ ${wakerMb ? '\tsmp_mb();\n' : ''}	r2 = READ_ONCE(*sleeping);
 exists (0:r0=0 /\\ 0:r1=0 /\\ woken=0)
 `;
 
+/** The line of the first line of text holding fragment. */
 const lineOf = (text: string, fragment: string): number => text.split('\n').findIndex((l) => l.includes(fragment)) + 1;
 
 const CASES: Case[] = [
@@ -951,5 +953,47 @@ exists (0:r1=0)
     expect([relaxed.observation, relaxed.liveness?.verdict]).toEqual(['Sometimes', 'terminates']);
     // Never reaching 2 (one increment): a hang.
     expect(check(text('atomic_cond_read_acquire').replace('\tsmp_mb__before_atomic();\n\tatomic_inc(v);\n', '')).liveness).toMatchObject({ verdict: 'hang', reads: [{ location: 'v', value: '1' }] });
+  });
+});
+
+describe('the trace of a hang: the stuck execution, why nothing releases the waiter, checked fixes', () => {
+  const byName = (name: string) => CASES.find((c) => c.name.startsWith(name))!.test;
+  const traced = (text: string, model: Model = lkmm) => traceWithWaits(check(text, model, { keepWitnesses: true }), model, { tryFixes: true });
+
+  it('a lost wake-up: the waker\'s read that missed the waiter, and a barrier on each side as the fix, re-checked', () => {
+    const test = byName('lost wake-up, no barrier');
+    const at = (fragment: string) => `line ${lineOf(test, fragment)}`;
+    const t = traced(test);
+    expect(t.text).toContain('P0 can wait forever: an execution lkmm allows in which every other thread has finished:');
+    expect(t.text).toContain(`P0's last pass of the loop at ${at('while (r1 == 0)')} (P0.4) reads woken=0 (the initial value), the last write to woken, and goes round again`);
+    expect(t.text).toContain(`P1's WRITE_ONCE() (${at('WRITE_ONCE(*woken, 1)')}) would end the wait; it is never made: P1 went past it: its read of sleeping (P1.2, ${at('r2 = READ_ONCE(*sleeping)')}) read 0 (the initial value), not the 1 P0 wrote (P0.1, ${at('WRITE_ONCE(*sleeping, 1)')}): that write had not reached P1 (fre)`);
+    const fixes = t.waits!.found.map((f) => f.changes.join('; and '));
+    expect(fixes.length).toBeGreaterThan(0);
+    // Every fix orders both sides: the waiter's write before its read, the waker's write before its read.
+    for (const f of fixes) expect(f).toMatch(/P0\.1 .*P1\.1|P1\.1 .*P0\.1/);
+    // With the barriers written in, every wait terminates (the case with both smp_mb()s).
+    expect(traced(byName('lost wake-up, smp_mb() in the waiter, smp_mb() in the waker')).waits).toBeUndefined();
+  });
+
+  it('a hand-off missing its store on one path: the hand-off write is never made; no barrier can fix that (it hangs under SC)', () => {
+    const t = traced(byName('a hand-off whose store'));
+    expect(t.text).toContain("P0's smp_store_release() (line 13) would end the wait; it is never made: P0 went past it: its read of next");
+    expect(t.text).toContain('A thread can wait forever even under sequential consistency');
+    expect(t.waits?.sequentiallyConsistent).toBe(true);
+  });
+
+  it('locks: who holds the lock and why it is never released', () => {
+    const leak = byName('a lock that is never released');
+    expect(traced(leak).text).toContain(`P1 waits at spin_lock(l) (line 15): the last write to l is P0's spin_lock() (P0.1, line ${lineOf(leak, 'spin_lock(l)')}), never unlocked: P0 finished without unlocking it.`);
+    const abba = byName('two locks taken');
+    // P1's first lock is the second spin_lock(b) of the text, its second lock the line after.
+    const p1 = abba.split('\n').findIndex((l, i) => l.includes('spin_lock(b)') && i + 1 > lineOf(abba, 'spin_lock(b)')) + 1;
+    expect(traced(abba).text).toContain(`P0 waits at spin_lock(b) (line 8): the last write to b is P1's spin_lock() (P1.1, line ${p1}), never unlocked: P1 waits forever itself (spin_lock() at line ${p1 + 1}).`);
+  });
+
+  it('an RCU reader waiting for an update made after synchronize_rcu(): the grace period waits for the reader', () => {
+    const t = traced(byName('a wait inside an RCU reader for an update made after')).text;
+    expect(t).toContain("P1's WRITE_ONCE() (line 19) would end the wait; it is never made: P1 waits forever itself (synchronize_rcu() at line 18).");
+    expect(t).toContain('P1 waits at synchronize_rcu() (line 18): its grace period waits for the read-side critical sections begun before it, and P0 waits forever inside its critical section (the loop at line 11).');
   });
 });

@@ -116,9 +116,10 @@ export interface JsonResult {
   /** For a test with waits (read exactly): whether some thread can wait forever (src/check.ts Liveness). */
   liveness?: LivenessJson;
   meta?: SuiteMeta;
-  /** With --trace: the trace's text and the fix search's findings. */
+  /** With --trace: the trace's text and the fix search's findings (for the condition, and, where a thread can wait forever, for the waits). */
   trace?: string;
   fixes?: TraceJson['fixes'];
+  waitFixes?: TraceJson['fixes'];
 }
 
 /**
@@ -184,10 +185,10 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
     const meta = suiteMeta(text);
     const status: 0 | 1 = r.matches === false ? 1 : 0;
     let trace: string | undefined;
-    let traced: TraceJson | undefined;
+    let traced: (TraceJson & { waits?: TraceJson['fixes'] }) | undefined;
     if (wantTrace) {
-      const { traceJson } = await import('../report/trace.js');
-      traced = traceJson(r, model, { tryFixes: true, limits: { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs } });
+      const { traceWithWaits } = await import('../report/waits.js');
+      traced = traceWithWaits(r, model, { tryFixes: true, limits: { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs } });
       trace = traced.text;
     }
     const limits = { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs };
@@ -214,7 +215,7 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
     const herdWarnings = opts.herdCompatible ? formatFindings(file, findings) : summary === undefined ? undefined : [summary];
     const print = opts.print ?? { herd: true, json: true };
     const herd = print.herd ? herdBlock(r) : undefined;
-    const json = print.json || meta ? { ...toJson(file, r, meta), ...(traced && print.json ? { trace: traced.text, fixes: traced.fixes } : {}) } : undefined;
+    const json = print.json || meta ? { ...toJson(file, r, meta), ...(traced && print.json ? { trace: traced.text, fixes: traced.fixes, waitFixes: traced.waits } : {}) } : undefined;
     return { file, status, herd, human: humanLine(r), trace, ...pictures, json, meta, herdWarnings };
   } catch (e) {
     if (e instanceof LitmusError) {

@@ -138,8 +138,8 @@ export async function runSuite(file: string, opts: SuiteRunOptions): Promise<Sui
     if (!opts.quiet) run.out.push(herdBlock(r));
     run.out.push(humanLine(r));
     if (opts.trace) {
-      const { traceReport } = await import('../report/trace.js');
-      run.out.push(traceReport(r, model, { tryFixes: true, limits: { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs }, where: placeOf(suite, suite.tests[0]) }));
+      const { traceWithWaits } = await import('../report/waits.js');
+      run.out.push(traceWithWaits(r, model, { tryFixes: true, limits: { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs }, where: placeOf(suite, suite.tests[0]) }).text);
     }
     return run;
   }
