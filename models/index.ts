@@ -138,6 +138,6 @@ export function getModel(spec: string): Model | undefined {
 function modelOfFiles(files: ModelFiles): Model {
   const known = files.compiled || files.skipChecks.length > 0 ? undefined : fingerprintOfFiles(files);
   // A .def with tags the built-in copy does not know: the files' own model gives them their meaning.
-  if (known?.fingerprint !== KERNEL_LKMM_FINGERPRINT || (files.macros !== undefined && macrosHaveNewTags(files.macros))) return compileModelFiles(files);
+  if (known?.fingerprint !== KERNEL_LKMM_FINGERPRINT || (files.macros !== undefined && macrosHaveNewTags(files.macros))) return compileModelFiles(files, {}, known);
   return { ...lkmm, name: filesModelName(files), description: `${describeFiles(files, known.title)} (the kernel's LKMM: litmus's built-in copy)` };
 }

@@ -25,7 +25,8 @@ import { findsInterleaving } from '../interleaving.js';
 import { Bounds, BoundsModel, structureFacts } from './bounds.js';
 import { deriveInterleaving, type InterleavingRule } from './derive-interleaving.js';
 import type { CatExpr } from './ast.js';
-import { compileCat, fingerprintOf, type CompiledCat } from './compile.js';
+import { fingerprintOf, type CompiledCat } from './compile.js';
+import { compileCatCached } from './cache.js';
 import { LIBRARY } from './library.js';
 import { CatCode } from './code.js';
 import { StructureRun } from './evaluate.js';
@@ -83,18 +84,20 @@ export function fingerprintOfFiles(files: ModelFiles): { fingerprint: string; ti
 }
 
 /**
- * Compiles the model the files describe; throws ModelError (positioned) if
- * they cannot be read. `tuning.ruleAfter`: how many candidates of a
- * structure are judged in full before its shortcuts are derived (tests
- * derive them at once, to compare them with unpruned runs on small programs).
+ * Compiles the model the files describe (or takes it from the cache of
+ * compiled models, models/cat/cache.ts: `known` is the files' fingerprint
+ * when the caller has it); throws ModelError (positioned) if they cannot be
+ * read. `tuning.ruleAfter`: how many candidates of a structure are judged in
+ * full before its shortcuts are derived (tests derive them at once, to
+ * compare them with unpruned runs on small programs).
  */
-export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: number } = {}): CatModel {
+export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: number } = {}, known?: ReturnType<typeof fingerprintOfFiles>): CatModel {
   const ruleAfter = tuning.ruleAfter ?? RULE_AFTER;
   const mains = mainFiles(files);
   const variants = new Set(files.variants);
-  const compiled = compileCat(mains, sourceOf(files), variants);
-  // Refused before any test, as herd7 refuses it: a type error anywhere (models/cat/typecheck.ts).
-  typecheck(compiled, variants);
+  // Refused before any test, as herd7 refuses it: a type error anywhere (models/cat/typecheck.ts); only a model
+  // that passes is kept in the cache, so one read from there has passed.
+  const compiled = compileCatCached(mains, sourceOf(files), variants, known, (c) => typecheck(c, variants));
   refuseLegacyEvents(compiled, variants);
   const opts = { variants, skipChecks: new Set(files.skipChecks) };
   // Which checks judge prefixes depends on which sets the program can produce (lock operations).
