@@ -23,10 +23,10 @@
 // is its own. --svg writes the curves (chart.ts); --section replaces the
 // families section of a Markdown file (bench/RESULTS.md: npm run bench:scale).
 
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { corpusDir, readRows } from '../scripts/corpus.js';
 import { checkSource, type CheckResult } from '../src/check.js';
@@ -35,8 +35,8 @@ import { LimitError, LitmusError } from '../src/parse/errors.js';
 import { FAMILIES, type Family } from './families.js';
 import { chartSvg, type Panel, type Series } from './chart.js';
 import { findHerd, measureProcess, runTargets } from './targets.js';
+import { gitDescribe, replaceSection } from './section.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
 
 interface Options {
   families: string[] | null;
@@ -582,33 +582,7 @@ function familyChart(runs: FamilyRuns, caption: string): string {
   return chartSvg(panels, caption);
 }
 
-/** Replaces (or appends) the part of a Markdown file between the bench's markers. */
-function replaceSection(file: string, section: string, name = 'families'): void {
-  const begin = `<!-- bench:${name} -->`;
-  const end = `<!-- /bench:${name} -->`;
-  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
-  const block = `${begin}\n${section.trim()}\n${end}`;
-  const a = text.indexOf(begin);
-  const b = text.indexOf(end);
-  const updated = a >= 0 && b > a ? text.slice(0, a) + block + text.slice(b + end.length) : `${text.trimEnd()}\n\n${block}\n`;
-  writeFileSync(file, updated);
-}
-
 // ---------------------------------------------------------------- main
-
-/** The commit the checker was built from, and whether the tree had local changes. */
-function gitDescribe(): string {
-  const root = join(here, '..', '..');
-  try {
-    const git = (...args: string[]) =>
-      execFileSync('git', ['-C', root, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const head = git('rev-parse', '--short', 'HEAD');
-    const dirty = git('status', '--porcelain', '--', 'src', 'models').length > 0;
-    return `git ${head}${dirty ? ' + uncommitted changes in src/ or models/' : ''}`;
-  } catch {
-    return 'unknown (not a git checkout)';
-  }
-}
 
 function main(): void {
   const argv = process.argv.slice(2);
@@ -695,7 +669,7 @@ function main(): void {
       section.push(`The curves: \`${opts.svg}\` (written by this run).`, '');
     }
     out.push(...section);
-    if (opts.section) replaceSection(opts.section, [`_Written by \`npm run bench -- ${process.argv.slice(2).join(' ')}\` on ${new Date().toISOString().slice(0, 16)} UTC, ${gitDescribe()}, load average ${os.loadavg().map((x) => x.toFixed(1)).join(', ')} at the end._`, '', ...section].join('\n'), opts.sectionName);
+    if (opts.section) replaceSection(opts.section, opts.sectionName, [`_Written by \`npm run bench -- ${process.argv.slice(2).join(' ')}\` on ${new Date().toISOString().slice(0, 16)} UTC, ${gitDescribe()}, load average ${os.loadavg().map((x) => x.toFixed(1)).join(', ')} at the end._`, '', ...section].join('\n'));
   }
   out.push(`Load average (1, 5, 15 min) at the end: ${os.loadavg().map((x) => x.toFixed(2)).join(', ')}.`, '');
   const md = out.join('\n');

@@ -1,34 +1,46 @@
 // Start-up per process, as the kernel's scripts pay it: they start one herd7
-// per test, in tools/memory-model (here: ../shared/lkmm, the kernel's model
-// files, where `-conf linux-kernel.cfg` finds them; the current folder
-// without it). CPU (user + system) per process of `litmus-herd7 -conf
-// linux-kernel.cfg T`, `litmus check T` and `node -e 0` (Node's own start),
-// and herd7's where it is installed, in one run. /usr/bin/time counts in
-// hundredths of a second, so each figure is a loop of N processes under one
-// time, divided by N (a shell loop of N `true` costs nothing measurable); the
-// best of R such loops is kept (CPU time hardly depends on load, but a busy
-// machine's caches make it vary a little).
+// per test, in tools/memory-model (here: a copy of ../shared/lkmm, the
+// kernel's model files, where `-conf linux-kernel.cfg` finds them), with the
+// files as they are and with an edit of their own (a comment added to
+// linux-kernel.cat: any edit makes the files another model, read and
+// compiled; the kernel's own files are today recognised and run on the
+// built-in copy). CPU (user + system) per process of:
 //
-//   node dist/bench/startup.js [TEST.litmus] [--n 20] [--rounds 5]
+//   node -e 0                      Node's own start, the floor
+//   litmus-herd7 (snapshot)        the command, Node started from its snapshot (src/cli/snapshot.cts)
+//   herd7-start.cjs (code cache)   the start without a snapshot (the bundle and V8's code cache)
+//   litmus check T                 the `litmus` command
+//   herd7                          where installed
+//
+// in a cache folder of this run's (LITMUS_CACHE_DIR), warmed by one run of
+// each first (the snapshot made, the edited model compiled and stored).
+// /usr/bin/time counts in hundredths of a second, so each figure is a loop
+// of N processes under one time, divided by N (a shell loop of N `true`
+// costs nothing measurable); the best of R such loops is kept (CPU time
+// hardly depends on load, but a busy machine's caches make it vary a
+// little). Rounds interleave the commands.
+//
+//   node dist/bench/startup.js [TEST.litmus] [--n 20] [--rounds 5] [--section bench/RESULTS.md]
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findHerd } from './targets.js';
+import { loadText, replaceSection, writtenBy } from './section.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const cli = join(here, '..', 'src', 'cli');
 const TIME = '/usr/bin/time';
 
 /** CPU seconds of `n` runs of argv, one after the other, under one /usr/bin/time. */
-function loopCpu(argv: string[], n: number, cwd: string): number {
+function loopCpu(argv: string[], n: number, cwd: string, env: NodeJS.ProcessEnv): number {
   const dir = mkdtempSync(join(os.tmpdir(), 'litmus-startup-'));
   try {
     const out = join(dir, 'rusage');
     const quoted = argv.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-    spawnSync(TIME, ['-f', '%U %S', '-o', out, 'bash', '-c', `for i in $(seq ${n}); do ${quoted} >/dev/null 2>&1; done`], { stdio: 'ignore', cwd });
+    spawnSync(TIME, ['-f', '%U %S', '-o', out, 'bash', '-c', `for i in $(seq ${n}); do ${quoted} >/dev/null 2>&1; done`], { stdio: 'ignore', cwd, env });
     const [u, s] = readFileSync(out, 'utf8').trim().split('\n').pop()!.split(/\s+/).map(Number);
     return u + s;
   } finally {
@@ -36,46 +48,108 @@ function loopCpu(argv: string[], n: number, cwd: string): number {
   }
 }
 
+interface Row {
+  name: string;
+  argv: string[];
+  cwd: string;
+}
+
 function main(): void {
   const args = process.argv.slice(2);
-  const flag = (name: string, def: number) => {
+  const flag = (name: string): string | undefined => {
     const i = args.indexOf(name);
-    if (i < 0) return def;
-    const v = Number(args[i + 1]);
+    if (i < 0) return undefined;
+    const v = args[i + 1];
     args.splice(i, 2);
     return v;
   };
-  const n = flag('--n', 20);
-  const rounds = flag('--rounds', 5);
+  const n = Number(flag('--n') ?? 20);
+  const rounds = Number(flag('--rounds') ?? 5);
+  const section = flag('--section');
+  const loadAtStart = loadText();
   const test = args[0] !== undefined ? resolve(args[0]) : join(here, '..', '..', '..', 'shared', 'corpus', 'kernel', 'MP+poonceonces.litmus');
-  if (!existsSync(TIME)) {
-    console.error('startup: needs /usr/bin/time (GNU time)');
-    process.exitCode = 2;
-    return;
+  for (const [ok, why] of [[existsSync(TIME), 'needs /usr/bin/time (GNU time)'], [existsSync(test), `no test ${test}`]] as const) {
+    if (!ok) {
+      console.error(`startup: ${why}`);
+      process.exitCode = 2;
+      return;
+    }
   }
-  if (!existsSync(test)) {
-    console.error(`startup: no test ${test}`);
-    process.exitCode = 2;
-    return;
+  const work = mkdtempSync(join(os.tmpdir(), 'litmus-startup-'));
+  try {
+    const lkmm = join(here, '..', '..', '..', 'shared', 'lkmm');
+    const haveLkmm = existsSync(join(lkmm, 'linux-kernel.cfg'));
+    // The model folders: the kernel's files as they are, and edited (a comment added to the cat).
+    const unedited = join(work, 'tools-memory-model');
+    const edited = join(work, 'edited');
+    for (const d of [unedited, edited]) {
+      mkdirSync(d);
+      if (haveLkmm) for (const f of readdirSync(lkmm)) if (/\.(cfg|cat|bell|def)$/.test(f)) copyFileSync(join(lkmm, f), join(d, f));
+    }
+    if (haveLkmm) appendFileSync(join(edited, 'linux-kernel.cat'), '\n(* an edit of the maintainer\'s *)\n');
+    const conf = haveLkmm ? ['-conf', 'linux-kernel.cfg'] : [];
+    const env = { ...process.env, LITMUS_CACHE_DIR: join(work, 'cache') };
+    const herd = findHerd();
+    const herdBin = herd ? herd.argv[0] : undefined;
+    const rows: Row[] = [
+      { name: 'node -e 0', argv: [process.execPath, '-e', '0'], cwd: unedited },
+      { name: `litmus-herd7 ${conf.join(' ')} T (snapshot), the kernel's files`, argv: [join(cli, 'litmus-herd7'), ...conf, test], cwd: unedited },
+      ...(haveLkmm ? [{ name: 'litmus-herd7 -conf linux-kernel.cfg T (snapshot), edited files', argv: [join(cli, 'litmus-herd7'), ...conf, test], cwd: edited }] : []),
+      { name: `herd7-start.cjs ${conf.join(' ')} T (code cache, no snapshot), the kernel's files`, argv: [process.execPath, join(cli, 'herd7-start.cjs'), ...conf, test], cwd: unedited },
+      ...(haveLkmm ? [{ name: 'herd7-start.cjs -conf linux-kernel.cfg T (code cache, no snapshot), edited files', argv: [process.execPath, join(cli, 'herd7-start.cjs'), ...conf, test], cwd: edited }] : []),
+      { name: 'litmus check T', argv: [process.execPath, join(cli, 'start.cjs'), 'check', test], cwd: unedited },
+      // herd7 itself, on the same files: its own -conf in the folder (lkmm-herd's -I would find the kernel's).
+      ...(herdBin && haveLkmm
+        ? [
+            { name: `herd7 -conf linux-kernel.cfg T, the kernel's files (${herd!.where})`, argv: herdArgv(herdBin, test), cwd: unedited },
+            { name: 'herd7 -conf linux-kernel.cfg T, edited files', argv: herdArgv(herdBin, test), cwd: edited },
+          ]
+        : []),
+    ];
+    // Warm: the snapshot made, the edited model compiled into the cache.
+    for (const r of rows) spawnSync(r.argv[0], r.argv.slice(1), { cwd: r.cwd, env, stdio: 'ignore' });
+    const best = rows.map(() => Infinity);
+    for (let k = 0; k < rounds; k++) rows.forEach((r, i) => (best[i] = Math.min(best[i], loopCpu(r.argv, n, r.cwd, env) / n)));
+    const node = best[0];
+    const lines = rows.map((r, i) => `${(best[i] * 1000).toFixed(1).padStart(7)} ms  ${i ? `(${best[i] >= node ? '+' : ''}${((best[i] - node) * 1000).toFixed(1)} ms)`.padEnd(12) : '            '}  ${r.name}`);
+    const head = `CPU per process (user + system), best of ${rounds} loops of ${n}; T = ${test}`;
+    console.log([head, ...lines].join('\n'));
+    if (!haveLkmm) console.log(`(no ${lkmm}: the built-in LKMM only, no edited files)`);
+    if (!herd) console.log('herd7: not installed here (no ~/herd/bin/lkmm-herd, no herd7 on PATH, no $LITMUS_BENCH_HERD)');
+    if (section) {
+      const text = [
+        '## Start-up per process: the kernel\'s scripts start one herd7 per test',
+        '',
+        writtenBy(`npm run bench:startup -- --section ${section}`, loadAtStart),
+        '',
+        'One small test per process, as `checklitmus.sh` and `runlitmushist.sh` run herd7; the figure is what the',
+        'process costs (a loop of processes under `/usr/bin/time`, the best of the rounds), in a folder holding the',
+        'kernel\'s model files as they are, or edited (a comment added to linux-kernel.cat: the files are then',
+        'another model, compiled once and kept in the cache folder). `litmus-herd7` is the command (Node started',
+        'from its snapshot, made by its first run); `herd7-start.cjs` the same without the snapshot.',
+        '',
+        '```',
+        head,
+        ...lines,
+        '```',
+      ];
+      replaceSection(section, 'startup', text.join('\n'));
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
   }
-  const herd = findHerd();
-  const lkmm = join(here, '..', '..', '..', 'shared', 'lkmm');
-  const cwd = existsSync(join(lkmm, 'linux-kernel.cfg')) ? lkmm : process.cwd();
-  const commands: [string, string[]][] = [
-    ['node -e 0', [process.execPath, '-e', '0']],
-    ['litmus-herd7 -conf linux-kernel.cfg T', [process.execPath, join(cli, 'herd7-start.cjs'), '-conf', 'linux-kernel.cfg', test]],
-    ['litmus herd7 -conf linux-kernel.cfg T', [process.execPath, join(cli, 'start.cjs'), 'herd7', '-conf', 'linux-kernel.cfg', test]],
-    ['litmus check T', [process.execPath, join(cli, 'start.cjs'), 'check', test]],
-    ['herd7.js -conf linux-kernel.cfg T (the ES modules, as litmus-herd7 was)', [process.execPath, join(cli, 'herd7.js'), '-conf', 'linux-kernel.cfg', test]],
-    ...(herd ? [[`herd7 (${herd.where}) T`, [...herd.argv, test]] as [string, string[]]] : []),
-  ];
-  const best = commands.map(() => Infinity);
-  // Rounds interleave the commands, so that a change in load touches all alike.
-  for (let r = 0; r < rounds; r++) commands.forEach(([, argv], i) => (best[i] = Math.min(best[i], loopCpu(argv, n, cwd) / n)));
-  const node = best[0];
-  console.log(`CPU per process (user + system), best of ${rounds} loops of ${n}; T = ${test}; run in ${cwd}`);
-  commands.forEach(([name], i) => console.log(`${(best[i] * 1000).toFixed(1).padStart(7)} ms  ${i ? `(+${((best[i] - node) * 1000).toFixed(1)} ms)` : '          '}  ${name}`));
-  if (!herd) console.log('herd7: not installed here (no ~/herd/bin/lkmm-herd, no herd7 on PATH, no $LITMUS_BENCH_HERD)');
+}
+
+/** herd7 run as the scripts run it: -conf linux-kernel.cfg from the current folder, its library where lkmm-herd says. */
+function herdArgv(bin: string, test: string): string[] {
+  // lkmm-herd is a wrapper that adds -I of the kernel's files; the real herd7 is beside it.
+  const real = join(dirname(bin), 'herd7');
+  if (existsSync(real) && real !== bin) {
+    const wrapper = readFileSync(bin, 'utf8');
+    const libdir = /-set-libdir\s+"?([^"\s]+)"?/.exec(wrapper)?.[1];
+    return [real, ...(libdir ? ['-set-libdir', libdir] : []), '-conf', 'linux-kernel.cfg', test];
+  }
+  return [bin, '-conf', 'linux-kernel.cfg', test];
 }
 
 main();
