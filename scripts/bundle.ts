@@ -209,7 +209,8 @@ exec node "\${self%/*}/herd7-start.cjs" "$@"
 function writeHerd7Command(hash: string | undefined): void {
   const command = join(dist, 'src', 'cli', 'litmus-herd7');
   writeFileSync(command, herd7Command(hash));
-  chmodSync(command, 0o755);
+  // The commands are executable after a build too (npm's prepare does it for an install).
+  for (const f of [command, ...['start.cjs', 'herd7-start.cjs', 'mselect7-start.cjs'].map((n) => join(dist, 'src', 'cli', n))]) chmodSync(f, 0o755);
   writeFileSync(join(dist, 'snapshot-build.cjs'), SNAPSHOT_BUILD);
 }
 

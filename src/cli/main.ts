@@ -186,6 +186,11 @@ program
   .argument('[args...]', 'herd7 options and test files (litmus herd7 -help)');
 
 program
+  .command('mselect7')
+  .description("herdtools7's mselect7 as the kernel's scripts use it (e.g. find litmus -name '*.litmus' | mselect7 -arch C); also the litmus-mselect7 command")
+  .argument('[args...]', 'mselect7 options and test files (litmus mselect7 -help)');
+
+program
   .command('models')
   .description('list the memory models')
   .action(async () => {
@@ -203,11 +208,17 @@ function fail(e: unknown): never {
   process.exit(2);
 }
 
-// herd7's single-dash options are not commander's: `litmus herd7 ...` goes straight to its own parser.
+// herd7's and mselect7's single-dash options are not commander's: `litmus herd7 ...` and `litmus mselect7 ...` go straight to their own parsers.
 if (process.argv[2] === 'herd7') {
   import('./herd7.js')
     .then(async ({ herd7Main }) => {
       process.exitCode = await herd7Main(process.argv.slice(3));
+    })
+    .catch(fail);
+} else if (process.argv[2] === 'mselect7') {
+  import('./mselect7.js')
+    .then(({ mselect7Main }) => {
+      process.exitCode = mselect7Main(process.argv.slice(3));
     })
     .catch(fail);
 } else program.parseAsync(process.argv).catch(fail);
