@@ -1,12 +1,13 @@
 // A cat model as a litmus Model: the files read and compiled once
 // (models/cat/compile.ts), then judged per candidate (models/cat/evaluate.ts).
 //
-// The explorer's LKMM-derived shortcuts, the load-buffering one
-// (Model.mayCycleThrough, models/cat/load-buffering.ts) and the lock order
-// of critical sections (Model.lockOrders, models/cat/lock-order.ts), are
-// declared where the model's own checks include the kernel's that they are
-// proved from, recognised by digest; otherwise every load-buffering guess
-// and every lock order is explored. Partial
+// The load-buffering shortcut (Model.mayCycleThrough) is derived from the
+// model's own checks (models/cat/derive-load-buffering.ts: a cycle that is
+// a cycle of an acyclic check's relation is dropped). The lock order of
+// critical sections (Model.lockOrders, models/cat/lock-order.ts) is still
+// declared where the model's own checks include the kernel's that it is
+// proved from, recognised by digest; otherwise every lock order is
+// explored. Partial
 // executions are judged by the checks that can only grow as the execution
 // is built (models/cat/monotone.ts decides which, from the definitions).
 // A candidate (or partial execution) that is an interleaving of the
@@ -31,7 +32,7 @@ import { LIBRARY } from './library.js';
 import { CatCode } from './code.js';
 import { StructureRun } from './evaluate.js';
 import { lockOrdersOf } from './lock-order.js';
-import { mayCycleThroughOf } from './load-buffering.js';
+import { mayCycleThroughOf } from './derive-load-buffering.js';
 import { prefixSafeChecks } from './monotone.js';
 import { impliesCoherence } from './implied.js';
 import { fileSource, readModelText, type ModelFiles } from './files.js';
@@ -157,7 +158,7 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
     compiled,
     files,
     // The kernel's shortcuts where the model enforces the checks they are proved from (see the header).
-    mayCycleThrough: (reads) => (mayCycle ??= mayCycleThroughOf(compiled, opts.skipChecks))(reads),
+    mayCycleThrough: (reads) => (mayCycle ??= mayCycleThroughOf(compiled, variants, opts.skipChecks, coherenceImplied))(reads),
     lockOrders: (a, b) => (lockOrders ??= lockOrdersOf(compiled, opts.skipChecks))(a, b),
     // Coherence and atomicity are this model's to judge (the explorer then builds incoherent candidates
     // too), unless its own checks reject every candidate the explorer's filter drops (models/cat/implied.ts).
