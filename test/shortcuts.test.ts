@@ -171,3 +171,17 @@ describe('the load-buffering shortcut derived from the checks (models/cat/derive
     expect(pruned(LB_DATA, m)).toBeLessThan(pruned(LB_DATA, { ...m, mayCycleThrough: () => true }));
   });
 });
+
+describe('latest-read consistency derived from the checks (models/cat/derive-latest-read.ts)', () => {
+  const locks = new Set(['LKR', 'LKW', 'UL', 'LF', 'RL', 'RU']);
+  it('holds for SC and x86-TSO texts, not where a prefix check relates a read to what comes after (loc, rf^-1)', async () => {
+    const { latestReadKeepsConsistency } = await import('../models/cat/derive-latest-read.js');
+    for (const [name, m] of compiledModels.slice(0, 2)) expect(latestReadKeepsConsistency(m.compiled, new Set(), locks), name).toBe(true);
+    expect(latestReadKeepsConsistency(ownModel('loc', '"x"\ninclude "cos.cat"\nacyclic po | (rf ; loc) as x\n').compiled, new Set(), locks)).toBe(false);
+    expect(latestReadKeepsConsistency(ownModel('rfinv', '"x"\ninclude "cos.cat"\nirreflexive rf ; rf^-1 as x\n').compiled, new Set(), locks)).toBe(false);
+  });
+  it.skipIf(!HAVE_LKMM)('holds for the kernel\'s files in programs without locks', async () => {
+    const { latestReadKeepsConsistency } = await import('../models/cat/derive-latest-read.js');
+    expect(latestReadKeepsConsistency(kernelModel()!.compiled, new Set(['lkmmv2']), locks)).toBe(true);
+  });
+});

@@ -33,6 +33,7 @@ import { CatCode } from './code.js';
 import { StructureRun } from './evaluate.js';
 import { lockOrdersOf } from './lock-order.js';
 import { mayCycleThroughOf } from './derive-load-buffering.js';
+import { latestReadKeepsConsistency as deriveLatestRead } from './derive-latest-read.js';
 import { prefixSafeChecks } from './monotone.js';
 import { impliesCoherence } from './implied.js';
 import { fileSource, readModelText, type ModelFiles } from './files.js';
@@ -120,6 +121,7 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
   // once the structure has been judged RULE_AFTER times (deriving it costs about as much as judging a few dozen candidates).
   const rules = new WeakMap<object, InterleavingRule | null | number>();
   const counts = { rules: 0, interleavings: 0, always: 0 };
+  const latestRead: (boolean | undefined)[] = [];
   const boundsModel = new BoundsModel(compiled);
   const ruleOf = (x: Execution): InterleavingRule | null => {
     const r = rules.get(x.structure) ?? 0;
@@ -165,6 +167,11 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
     judgesCoherence: (p: Program) => usesSpinlocks(p) || !coherenceImplied,
     prefixSafeFor,
     shortcutCounts: counts,
+    // A read of the last write, its thread's last event, gains no edge a prefix check can see (models/cat/derive-latest-read.ts).
+    latestReadKeepsConsistency: (p: Program) => {
+      const key = usesSpinlocks(p) ? 1 : 0;
+      return (latestRead[key] ??= deriveLatestRead(compiled, variants, absentSets(p)));
+    },
     check(x: Execution, o?: { prefix?: boolean; axiomsOnly?: boolean }): Verdict {
       // A prefix is judged only by the checks that can only grow with it (models/cat/monotone.ts).
       if (o?.prefix && prefixSafeFor(x.program).size === 0) return { consistent: true, flags: [] };

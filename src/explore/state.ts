@@ -139,6 +139,8 @@ export interface ExploreState {
   readonly graceMayBlock: boolean;
   /** The first execution found in which a thread waits forever, and why (liveness.ts). */
   hang?: Hang;
+  /** Model.latestReadKeepsConsistency for this program (reads.ts readFrom). */
+  readonly latestRead: boolean;
 }
 
 export function newState(prog: Program, model: Model, opts: ExploreOptions): ExploreState {
@@ -186,6 +188,7 @@ export function newState(prog: Program, model: Model, opts: ExploreOptions): Exp
     liveness,
     graceMayBlock: liveness && graceMayBlock(prog),
     hang: undefined,
+    latestRead: typeof model.latestReadKeepsConsistency === 'function' ? model.latestReadKeepsConsistency(prog) : model.latestReadKeepsConsistency === true,
   };
 }
 

@@ -40,9 +40,10 @@ export interface Model {
    * event only along po, rf, co or fr out of it (or rf^-1 ; co), for such
    * a read has none of them (it gains only edges into itself). The
    * explorer then makes no prefix check for that choice (a check skipped
-   * only prunes less, it never changes an answer).
+   * only prunes less, it never changes an answer). A function answers for
+   * one program (the sets its code never produces are empty).
    */
-  latestReadKeepsConsistency?: boolean;
+  latestReadKeepsConsistency?: boolean | ((p: Program) => boolean);
   /**
    * Sources the model forbids a read at the read itself, as pruning it
    * declares: given the program, a test of one source of a read against
