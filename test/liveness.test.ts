@@ -997,3 +997,15 @@ describe('the trace of a hang: the stuck execution, why nothing releases the wai
     expect(t).toContain('P1 waits at synchronize_rcu() (line 18): its grace period waits for the read-side critical sections begun before it, and P0 waits forever inside its critical section (the loop at line 11).');
   });
 });
+
+describe('every hang of the cases has its trace', () => {
+  for (const c of CASES.filter((x) => x.hang)) {
+    it(c.name, () => {
+      const r = check(c.test, lkmm, { keepWitnesses: true });
+      const t = traceWithWaits(r, lkmm, {});
+      expect(t.text).toContain(`P${c.hang!.thread} can wait forever: an execution lkmm allows in which`);
+      // Each stuck thread is explained: a loop's last pass, a lock's holder, a grace period's reader.
+      for (const st of r.liveness!.witness!.threads) expect(t.text).toMatch(new RegExp(`P${st.thread}('s last pass| waits at)`));
+    });
+  }
+});

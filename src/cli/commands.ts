@@ -151,6 +151,7 @@ function suiteOf(folder: string, reports: FileReport[]) {
       verdict: r.json!.observation,
       expected: r.json!.expected ?? '',
       matches: r.json!.matches,
+      hang: r.json!.liveness?.verdict === 'hang' ? r.json!.liveness.text : undefined,
     }));
   if (rows.length === 0) return undefined;
   const cfg = suiteConfig(abs);
