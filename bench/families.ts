@@ -13,6 +13,14 @@ export interface Family {
   make(n: number): string;
   /** Also measured with --speedcheck (a witness search), not only counted exhaustively. */
   speedcheck?: boolean;
+  /**
+   * Its threads wait (herd7's read-then-while spin loops): check reads them
+   * exactly, so its counts are not herd7's (herd7 counts each number of idle
+   * passes up to its bound and cuts the rest); the bench compares herd7's
+   * Observation only, and names the family of the same test with each wait
+   * replaced by one read, which it measures beside it.
+   */
+  waits?: { oneRead: string };
 }
 
 function checkN(name: string, n: number, min: number): void {
@@ -199,6 +207,44 @@ function copyChain(n: number, name: string, reversed = false, cond = 'exists (y=
   return test(`${title}-${n}`, procs, cond, '{ x0 = 1; }');
 }
 
+/**
+ * wait-readers: P0 writes data, then releases flag; P1..P(N-1) each wait
+ * for the flag (acquire loads) and read data: "a reader saw the flag but
+ * not the data" is forbidden, and every wait terminates. With `oneRead`,
+ * each wait is one acquire load (wait-readers-reads): the same test
+ * without its loops, the yardstick of what a wait costs.
+ */
+function waitReaders(n: number, oneRead = false): string {
+  checkN('wait-readers', n, 2);
+  const procs = [proc(0, ['int *data', 'int *flag'], [], ['WRITE_ONCE(*data, 1);', 'smp_store_release(flag, 1);'])];
+  const wait = oneRead ? ['r0 = smp_load_acquire(flag);'] : ['r0 = smp_load_acquire(flag);', 'while (r0 == 0)', '\tr0 = smp_load_acquire(flag);'];
+  for (let i = 1; i < n; i++) procs.push(proc(i, ['int *data', 'int *flag'], ['r0', 'r1'], [...wait, 'r1 = READ_ONCE(*data);']));
+  const bad = Array.from({ length: n - 1 }, (_, i) => `${i + 1}:r0=1 /\\ ${i + 1}:r1=0`).join(' \\/ ');
+  return test(`${oneRead ? 'Wait-readers-reads' : 'Wait-readers'}-${n}`, procs, `exists (${bad})`);
+}
+
+/**
+ * mcs-handoff: an MCS-style hand-off along N CPUs. P0 holds the lock; each
+ * CPU increments the counter in its critical section, then hands the lock
+ * to the next by a release store to that CPU's `locked` flag; CPU i>0 first
+ * waits on its own flag (acquire loads). "The counter lost an increment"
+ * is forbidden and every wait terminates. With `oneRead`
+ * (mcs-handoff-reads), each wait is one acquire load and the condition asks
+ * for the increments lost where every load saw its flag set.
+ */
+function mcsHandoff(n: number, oneRead = false): string {
+  checkN('mcs-handoff', n, 2);
+  const procs: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const params = ['int *c', ...(i > 0 ? [`int *l${i}`] : []), ...(i < n - 1 ? [`int *l${i + 1}`] : [])];
+    const wait = i === 0 ? [] : oneRead ? [`r0 = smp_load_acquire(l${i});`] : [`r0 = smp_load_acquire(l${i});`, 'while (r0 == 0)', `\tr0 = smp_load_acquire(l${i});`];
+    const handoff = i < n - 1 ? [`smp_store_release(l${i + 1}, 1);`] : [];
+    procs.push(proc(i, params, [...(i > 0 ? ['r0'] : []), 'r1'], [...wait, 'r1 = READ_ONCE(*c);', 'WRITE_ONCE(*c, r1 + 1);', ...handoff]));
+  }
+  const saw = Array.from({ length: n - 1 }, (_, i) => `${i + 1}:r0=1 /\\ `).join('');
+  return test(`${oneRead ? 'MCS-handoff-reads' : 'MCS-handoff'}-${n}`, procs, `exists (${oneRead ? saw : ''}~c=${n})`);
+}
+
 export const FAMILIES: Family[] = [
   {
     name: 'mp-chain',
@@ -274,5 +320,35 @@ export const FAMILIES: Family[] = [
     expected: () => 'Sometimes',
     make: (n) => copyChain(n, 'copy-chain-forall', true, 'forall (y=0)'),
     speedcheck: true,
+  },
+  {
+    name: 'wait-readers',
+    description: 'P0 writes data and releases a flag; N-1 readers each wait for the flag (a spin loop of acquire loads), then read data',
+    minN: 2,
+    expected: () => 'Never',
+    make: (n) => waitReaders(n),
+    waits: { oneRead: 'wait-readers-reads' },
+  },
+  {
+    name: 'wait-readers-reads',
+    description: 'wait-readers with each wait replaced by one acquire load',
+    minN: 2,
+    expected: () => 'Never',
+    make: (n) => waitReaders(n, true),
+  },
+  {
+    name: 'mcs-handoff',
+    description: 'an MCS-style lock handed along N CPUs: each waits on its own flag, increments a counter, releases the next CPU\'s flag',
+    minN: 2,
+    expected: () => 'Never',
+    make: (n) => mcsHandoff(n),
+    waits: { oneRead: 'mcs-handoff-reads' },
+  },
+  {
+    name: 'mcs-handoff-reads',
+    description: 'mcs-handoff with each wait replaced by one acquire load',
+    minN: 2,
+    expected: () => 'Never',
+    make: (n) => mcsHandoff(n, true),
   },
 ];

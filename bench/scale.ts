@@ -94,7 +94,7 @@ interface HerdRun {
  * with speedcheck, whether the execution looked for (a witness of exists,
  * a violation of forall) exists.
  */
-function runHerd(herd: { argv: string[] }, text: string, file: string, mode: Mode, ours: SizeReport, opts: BenchOptions): HerdRun {
+function runHerd(herd: { argv: string[] }, text: string, file: string, mode: Mode, ours: SizeReport, opts: BenchOptions, waits = false): HerdRun {
   writeFileSync(file, text);
   const limitS = opts.herdTimeoutS;
   const p = measureProcess([...herd.argv, ...(mode === 'speedcheck' ? ['-speedcheck', 'fast'] : []), file], limitS * 20, undefined, limitS);
@@ -103,14 +103,15 @@ function runHerd(herd: { argv: string[] }, text: string, file: string, mode: Mod
   if (p.status !== 0 || !m) return { text: `failed (exit ${p.status}: ${p.stderr.trim().split('\n')[0] ?? ''})`, over: true };
   const [hp, hn] = [Number(m[2]), Number(m[3])];
   let same: boolean;
-  if (mode === 'exhaustive') same = m[1] === ours.observation && hp === ours.positive && hn === ours.negative;
+  // A family with waits: check counts the executions in which no wait went round idle, herd7 each number of idle passes up to its bound.
+  if (mode === 'exhaustive') same = m[1] === ours.observation && (waits || (hp === ours.positive && hn === ours.negative));
   else {
     const oursFound = ours.quantifier === 'forall' ? ours.negative! > 0 : ours.positive! > 0;
     same = hp + hn > 0 === oursFound;
   }
   const what = mode === 'exhaustive' ? `${m[1]} ${hp} ${hn}` : hp + hn > 0 ? 'found' : 'none';
   return {
-    text: `${p.cpuS < 0.01 ? '< 10 ms' : fmtMs(p.cpuS * 1000)} (${what}${same ? ', same' : ', DIFFERS'})`,
+    text: `${p.cpuS < 0.01 ? '< 10 ms' : fmtMs(p.cpuS * 1000)} (${what}${same ? (waits ? ', same verdict' : ', same') : ', DIFFERS'})`,
     cpuS: p.cpuS,
     executions: hp + hn,
     over: p.cpuS > opts.budgetS,
@@ -182,7 +183,7 @@ function runFamily(f: Family, mode: Mode, opts: BenchOptions, herd: { argv: stri
     const verdict = rep.observation === want ? rep.observation : `${rep.observation} (expected ${want})`;
     let herdText = herdStopped ?? '';
     if (herd && herdStopped === undefined) {
-      const h = runHerd(herd, f.make(n), join(tmp, `${f.name}-${n}.litmus`), mode, rep, opts);
+      const h = runHerd(herd, f.make(n), join(tmp, `${f.name}-${n}.litmus`), mode, rep, opts, f.waits !== undefined);
       herdText = h.text;
       if (h.cpuS !== undefined) curve.herd.push({ n, cpuS: h.cpuS, executions: h.executions! });
       if (h.over) herdStopped = `not run (past the budget at N=${n})`;
@@ -216,6 +217,38 @@ function runFamily(f: Family, mode: Mode, opts: BenchOptions, herd: { argv: stri
   runs.summary.push([label, underOne, reachesTen]);
 }
 
+/**
+ * A family with waits beside the same test with each wait replaced by one
+ * read, size by size: what reading a wait exactly (and judging whether it
+ * can go on forever) costs over reading once.
+ */
+function waitsAgainstOneRead(families: readonly Family[], runs: FamilyRuns): string[] {
+  const rows: string[][] = [];
+  for (const f of families) {
+    if (!f.waits) continue;
+    const waits = runs.curves.find((c) => c.name === f.name && c.mode === 'exhaustive');
+    const reads = runs.curves.find((c) => c.name === f.waits!.oneRead && c.mode === 'exhaustive');
+    if (!waits || !reads) continue;
+    for (const w of waits.ours) {
+      const r = reads.ours.find((p) => p.n === w.n);
+      if (!r) continue;
+      rows.push([f.name, String(w.n), fmtMs(w.cpuS * 1000), fmtInt(w.executions), fmtMs(r.cpuS * 1000), fmtInt(r.executions), `${(w.cpuS / Math.max(r.cpuS, 1e-6)).toFixed(2)}x`]);
+    }
+  }
+  if (rows.length === 0) return [];
+  return [
+    '',
+    '### Waits against one read',
+    '',
+    'Each family with waits (herd7\'s read-then-while spin loops, read exactly, every wait judged for liveness) beside the same test with each wait replaced by one read, at the same sizes (CPU of the check, each in a fresh process; consistent executions counted).',
+    '',
+    table(['family', 'N', 'CPU with waits', 'consistent', 'CPU, one read each', 'consistent', 'ratio'], rows, [false, true, true, true, true, true, true]),
+  ];
+}
+
+/** The families with waits and the one-read families they are compared with: the waits section's, not the families section's. */
+export const WAIT_FAMILIES: readonly string[] = FAMILIES.flatMap((f) => (f.waits ? [f.name, f.waits.oneRead] : []));
+
 /** The chart of the family runs: consistent executions against CPU time, and threads against CPU time with --speedcheck. */
 function familyChart(runs: FamilyRuns, caption: string): string {
   const counted = runs.curves.filter((c) => c.mode === 'exhaustive');
@@ -235,9 +268,18 @@ function familyChart(runs: FamilyRuns, caption: string): string {
   return chartSvg(panels, caption);
 }
 
-/** The families section's Markdown (and, with --svg, its curves). */
+/** The families section's Markdown (and, with --svg, its curves): every family but those with waits (and --family's choice among them). */
 export function familiesSection(opts: BenchOptions, describe: string): string {
-  const families = opts.families ? FAMILIES.filter((f) => opts.families!.includes(f.name)) : FAMILIES;
+  return familiesOf(FAMILIES.filter((f) => !WAIT_FAMILIES.includes(f.name)), opts, describe, true);
+}
+
+/** The waits section's Markdown: the families with waits beside one read each, with half the budget. */
+export function waitsSection(opts: BenchOptions, describe: string): string {
+  return familiesOf(FAMILIES.filter((f) => WAIT_FAMILIES.includes(f.name)), { ...opts, budgetS: opts.budgetS / 2 }, describe, false);
+}
+
+function familiesOf(among: readonly Family[], opts: BenchOptions, describe: string, draw: boolean): string {
+  const families = opts.families ? among.filter((f) => opts.families!.includes(f.name)) : among;
   const runs: FamilyRuns = { rows: [], notes: [], summary: [], curves: [], peakRss: 0 };
   const herd = opts.herd ? findHerd() : undefined;
   const tmp = mkdtempSync(join(os.tmpdir(), 'litmus-bench-families-'));
@@ -268,8 +310,9 @@ export function familiesSection(opts: BenchOptions, describe: string): string {
     table(['family', 'largest N under 1 s CPU', 'first N taking 10 s CPU or more'], runs.summary, [false, true, true]),
     '',
     `Largest peak RSS of any family size (each checked in a fresh process, node's own ~45 MB included): ${fmtMb(runs.peakRss)}.`,
+    ...waitsAgainstOneRead(families, runs),
   );
-  if (opts.svg) {
+  if (draw && opts.svg) {
     writeFileSync(opts.svg, familyChart(runs, `litmus bench, ${describe}`));
     section.push('', `The curves: \`${opts.svg}\` (drawn by this run).`);
   }

@@ -13,7 +13,7 @@
 import { catSection } from './cat.js';
 import { corpusSection } from './corpus-bench.js';
 import type { BenchOptions } from './options.js';
-import { familiesSection } from './scale.js';
+import { familiesSection, waitsSection } from './scale.js';
 import { startupSection } from './startup.js';
 import { targetsSection } from './targets.js';
 
@@ -32,6 +32,7 @@ export const SECTIONS: Section[] = [
   { name: 'targets', title: 'Targets (one fresh process per figure: the CLI, start-up included)', script: 'bench/targets.ts', run: targetsSection },
   { name: 'corpus', title: 'Kernel corpus (one process)', script: 'bench/corpus-bench.ts', run: corpusSection },
   { name: 'families', title: 'Scalable families', script: 'bench/scale.ts', run: familiesSection },
-  { name: 'startup', title: 'Start-up per process', script: 'bench/startup.ts', run: startupSection },
+  { name: 'waits', title: 'Scalable families: waits', script: 'bench/scale.ts', run: waitsSection },
+  { name: 'startup', title: 'Start-up per process: the kernel\'s scripts start one herd7 per test', script: 'bench/startup.ts', run: startupSection },
   { name: 'cat', title: 'The LKMM compiled from the kernel\'s files against the built-in copy', script: 'bench/cat.ts', run: catSection },
 ];

@@ -5,7 +5,7 @@
 // spec string: a built-in name, or `files:` and the files' JSON. Every
 // command turns a spec into a Model with getModel.
 
-import type { Model } from '../src/model/model.js';
+import { withoutShortcuts, type Model } from '../src/model/model.js';
 import { compileModelFiles, describeFiles, filesModelName, fingerprintOfFiles } from './cat/model.js';
 import { loadMacros, MacroFileError, tagsUnknownToBuiltinModels } from '../src/events/def.js';
 import type { ModelFiles } from './cat/files.js';
@@ -44,7 +44,20 @@ export function filesSpec(files: ModelFiles): string {
 
 /** The files of a spec, if it names files. */
 export function specFiles(spec: string): ModelFiles | undefined {
-  return spec.startsWith(FILES_PREFIX) ? (JSON.parse(spec.slice(FILES_PREFIX.length)) as ModelFiles) : undefined;
+  const named = shortcutsOf(spec).spec;
+  return named.startsWith(FILES_PREFIX) ? (JSON.parse(named.slice(FILES_PREFIX.length)) as ModelFiles) : undefined;
+}
+
+const NO_SHORTCUTS_PREFIX = 'noshortcuts:';
+
+/** The spec of the model a spec names, without any of its shortcuts (--no-shortcuts: src/model/model.ts withoutShortcuts). */
+export function withoutShortcutsSpec(spec: string): string {
+  return spec.startsWith(NO_SHORTCUTS_PREFIX) ? spec : NO_SHORTCUTS_PREFIX + spec;
+}
+
+/** The model a spec names, and whether its shortcuts are kept. */
+function shortcutsOf(spec: string): { spec: string; shortcuts: boolean } {
+  return spec.startsWith(NO_SHORTCUTS_PREFIX) ? { spec: spec.slice(NO_SHORTCUTS_PREFIX.length), shortcuts: false } : { spec, shortcuts: true };
 }
 
 const MACROS_PREFIX = 'macros:';
@@ -61,6 +74,8 @@ function specBuiltinWithMacros(spec: string): BuiltinWithMacros | undefined {
 
 /** The spec with its primitives read from the .def file at `macros`, whatever the spec named before. */
 export function withMacros(spec: string, macros: string): string {
+  const s = shortcutsOf(spec);
+  if (!s.shortcuts) return withoutShortcutsSpec(withMacros(s.spec, macros));
   const files = specFiles(spec);
   if (files) return filesSpec({ ...files, macros });
   return MACROS_PREFIX + JSON.stringify({ model: specBuiltinWithMacros(spec)?.model ?? spec, macros });
@@ -68,7 +83,7 @@ export function withMacros(spec: string, macros: string): string {
 
 /** The .def file whose macros are a spec's primitives; undefined for the built-in table. */
 export function specMacros(spec: string): string | undefined {
-  return specFiles(spec)?.macros ?? specBuiltinWithMacros(spec)?.macros;
+  return specFiles(spec)?.macros ?? specBuiltinWithMacros(shortcutsOf(spec).spec)?.macros;
 }
 
 /**
@@ -103,6 +118,11 @@ const compiledBySpec = new Map<string, Model>();
  * cannot be read).
  */
 export function getModel(spec: string): Model | undefined {
+  const s = shortcutsOf(spec);
+  if (!s.shortcuts) {
+    const m = getModel(s.spec);
+    return m && withoutShortcuts(m);
+  }
   const files = specFiles(spec);
   if (!files) return builtinModel(specBuiltinWithMacros(spec)?.model ?? spec);
   let m = compiledBySpec.get(spec);
@@ -118,6 +138,6 @@ export function getModel(spec: string): Model | undefined {
 function modelOfFiles(files: ModelFiles): Model {
   const known = files.compiled || files.skipChecks.length > 0 ? undefined : fingerprintOfFiles(files);
   // A .def with tags the built-in copy does not know: the files' own model gives them their meaning.
-  if (known?.fingerprint !== KERNEL_LKMM_FINGERPRINT || (files.macros !== undefined && macrosHaveNewTags(files.macros))) return compileModelFiles(files);
+  if (known?.fingerprint !== KERNEL_LKMM_FINGERPRINT || (files.macros !== undefined && macrosHaveNewTags(files.macros))) return compileModelFiles(files, {}, known);
   return { ...lkmm, name: filesModelName(files), description: `${describeFiles(files, known.title)} (the kernel's LKMM: litmus's built-in copy)` };
 }

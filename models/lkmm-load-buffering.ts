@@ -161,6 +161,7 @@ function orderedBeforeLaterWrites(th: Thread, pc: number, dst: number, strong: b
         break;
       case 'loopcheck':
       case 'bound':
+      case 'head':
         meet(at + 1, out);
         break;
       case 'prim': {

@@ -20,24 +20,28 @@
 
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FAMILIES } from '../bench/families.js';
+import { V8_FLAGS } from '../src/cli/v8-flags.cjs';
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bundleFile = join(dist, 'litmus.cjs');
+/** litmus herd7 alone, what its start-up snapshot is made of (src/cli/snapshot.cts). */
+const herd7BundleFile = join(dist, 'litmus-herd7.cjs');
+const warmUpDir = join(dist, 'warm-up');
 
-/** Removes the bundle and every code cache (a stale one must not outlive its bundle). */
+/** Removes the bundles, every code cache (a stale one must not outlive its bundle) and the warm-up tests. */
 function removeOld(): void {
   for (const name of readdirSync(dist)) {
-    if (name === 'litmus.cjs' || /^litmus\.[\w.-]+\.cache$/.test(name)) rmSync(join(dist, name), { force: true });
+    if (name === 'litmus.cjs' || name === 'litmus-herd7.cjs' || /^litmus\.[\w.-]+\.cache$/.test(name)) rmSync(join(dist, name), { force: true });
   }
+  rmSync(warmUpDir, { recursive: true, force: true });
 }
 
-/** The bundle's text, or undefined when esbuild is not installed (then `litmus` runs the modules as they are). */
-async function bundleText(): Promise<string | undefined> {
+/** A bundle's text (of the compiled module `entry`), or undefined when esbuild is not installed (then `litmus` runs the modules as they are). */
+async function bundleText(entry: string): Promise<string | undefined> {
   let esbuild: typeof import('esbuild');
   try {
     esbuild = await import('esbuild');
@@ -45,7 +49,7 @@ async function bundleText(): Promise<string | undefined> {
     return undefined;
   }
   const result = await esbuild.build({
-    entryPoints: [join(dist, 'src', 'cli', 'main.js')],
+    entryPoints: [entry],
     bundle: true,
     platform: 'node',
     format: 'cjs',
@@ -98,52 +102,141 @@ async function bundleText(): Promise<string | undefined> {
 }
 
 /**
+ * The warm-up tests, written into dist/warm-up/ (the litmus-herd7 snapshot,
+ * made later on the user's machine, runs them too, also under litmus's own
+ * LKMM text, models/text/): the generated families at their two smallest
+ * sizes.
+ */
+function writeWarmUp(): string[] {
+  mkdirSync(warmUpDir);
+  const files: string[] = [];
+  for (const f of FAMILIES) {
+    for (const n of [f.minN, f.minN + 1]) {
+      files.push(join(warmUpDir, `${f.name}-${n}.litmus`));
+      writeFileSync(files[files.length - 1], f.make(n));
+    }
+  }
+  return files;
+}
+
+/**
  * Runs `litmus check`, then `litmus herd7` (the kernel's scripts' command,
  * which has its own cache), on the warm-up tests with
  * LITMUS_CODE_CACHE=write; true when both checked them.
  */
-function warmUp(): boolean {
-  const dir = mkdtempSync(join(os.tmpdir(), 'litmus-warm-up-'));
-  try {
-    const files: string[] = [];
-    for (const f of FAMILIES) {
-      for (const n of [f.minN, f.minN + 1]) {
-        files.push(join(dir, `${f.name}-${n}.litmus`));
-        writeFileSync(files[files.length - 1], f.make(n));
-      }
+function warmUp(families: string[]): boolean {
+  // herd7 without -conf: its built-in LKMM (the kernel's files are not part of the package). A cache
+  // holds what one process compiled, so each command's is one run (the snapshot's warm-up also runs
+  // the warm-up model, src/cli/herd7-snapshot.ts).
+  for (const args of [['check', '-j', '1', ...families], ['herd7', ...families]]) {
+    const run = spawnSync(process.execPath, [join(dist, 'src', 'cli', 'start.cjs'), ...args], {
+      env: { ...process.env, LITMUS_CODE_CACHE: 'write', LITMUS_CACHE_DIR: 'off' },
+      encoding: 'utf8',
+    });
+    if (run.status !== 0) {
+      console.error(`bundle: the warm-up run of ${args.join(' ').slice(0, 60)} exited ${run.status}: ${run.stderr.trim().split('\n')[0]}`);
+      return false;
     }
-    // herd7 without -conf: its built-in LKMM (the kernel's files are not part of the package).
-    for (const args of [['check', '-j', '1', dir], ['herd7', ...files]]) {
-      const run = spawnSync(process.execPath, [join(dist, 'src', 'cli', 'start.cjs'), ...args], {
-        env: { ...process.env, LITMUS_CODE_CACHE: 'write' },
-        encoding: 'utf8',
-      });
-      if (run.status !== 0) {
-        console.error(`bundle: the warm-up run of ${args[0]} exited ${run.status}: ${run.stderr.trim().split('\n')[0]}`);
-        return false;
-      }
-    }
-    return true;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
   }
+  return true;
+}
+
+/** The entry of `node --build-snapshot` (a script: while a snapshot is built there is no `exports`; src/cli/snapshot.cts). */
+const SNAPSHOT_BUILD = `"use strict";
+// Written by scripts/bundle.ts: the entry of node --build-snapshot for the litmus-herd7 snapshot (src/cli/snapshot.cts).
+(() => {
+  const { readFileSync } = require("node:fs");
+  const { join } = require("node:path");
+  const file = join(__dirname, "src", "cli", "snapshot.cjs");
+  const module = { exports: {} };
+  new Function("exports", "require", "module", "__filename", "__dirname", readFileSync(file, "utf8"))(module.exports, require, module, file, join(__dirname, "src", "cli"));
+  module.exports.buildSnapshot(require);
+})();
+`;
+
+/**
+ * The litmus-herd7 command: a POSIX shell script that starts Node from the
+ * start-up snapshot of this build (`hash`: the herd7 bundle's; none without
+ * a bundle) when litmus's cache folder holds one made by a Node that is
+ * still there and no newer than it, and falls back to herd7-start.cjs (which
+ * then makes it). src/cli/snapshot.cts says why each step is there.
+ */
+function herd7Command(hash: string | undefined): string {
+  return `#!/bin/sh
+# litmus-herd7: herd7's command line, answered by litmus. Written by
+# scripts/bundle.ts; src/cli/snapshot.cts explains the start-up snapshot.
+snapshot_hash=${hash ?? ''}
+if [ -n "$snapshot_hash" ] && [ "\${LITMUS_CACHE_DIR-}" != off ]; then
+  cache=\${LITMUS_CACHE_DIR:-\${XDG_CACHE_HOME:-\${HOME:-/nonexistent}/.cache}/litmus}
+  blob=$cache/start/herd7-$snapshot_hash.blob
+  if [ -z "\${NODE_OPTIONS-}" ] && [ -f "$blob" ] && read -r node < "$blob.node" 2>/dev/null && [ -x "$node" ] && [ ! "$node" -nt "$blob" ]; then
+    # Node runs as a child, so that a snapshot it refuses (14) can be left for the start below;
+    # a signal this script gets is passed on to it, and its end is this script's.
+    pid=
+    for sig in HUP INT QUIT TERM; do trap "[ -n \\"\\$pid\\" ] && kill -$sig \\$pid 2>/dev/null" $sig; done
+    exec 3<&0
+    "$node" ${V8_FLAGS.join(' ')} --snapshot-blob "$blob" litmus-herd7 "$@" 0<&3 3<&- &
+    pid=$!
+    exec 3<&-
+    status=0
+    wait "$pid" || status=$?
+    while kill -0 "$pid" 2>/dev/null; do status=0; wait "$pid" || status=$?; done
+    if [ "$status" -ne 14 ]; then
+      if [ "$status" -gt 128 ]; then
+        trap - HUP INT QUIT TERM
+        kill -$((status - 128)) $$ 2>/dev/null
+      fi
+      exit "$status"
+    fi
+    rm -f "$blob"
+  fi
+  LITMUS_HERD7_SNAPSHOT=$blob
+  export LITMUS_HERD7_SNAPSHOT
+fi
+self=$0
+case $self in */*) ;; *) self=./$self ;; esac
+n=0
+while [ -L "$self" ] && [ $n -lt 40 ]; do
+  link=$(readlink -- "$self") || break
+  case $link in /*) self=$link ;; *) self=\${self%/*}/$link ;; esac
+  n=$((n + 1))
+done
+exec node "\${self%/*}/herd7-start.cjs" "$@"
+`;
+}
+
+/** Writes the litmus-herd7 command and the snapshot's build entry. */
+function writeHerd7Command(hash: string | undefined): void {
+  const command = join(dist, 'src', 'cli', 'litmus-herd7');
+  writeFileSync(command, herd7Command(hash));
+  // The commands are executable after a build too (npm's prepare does it for an install).
+  for (const f of [command, ...['start.cjs', 'herd7-start.cjs', 'mselect7-start.cjs'].map((n) => join(dist, 'src', 'cli', n))]) chmodSync(f, 0o755);
+  writeFileSync(join(dist, 'snapshot-build.cjs'), SNAPSHOT_BUILD);
 }
 
 async function main(): Promise<number> {
   removeOld();
-  const text = await bundleText();
-  if (text === undefined) {
-    console.error('bundle: esbuild is not installed; `litmus` will load the modules one by one');
+  const text = await bundleText(join(dist, 'src', 'cli', 'main.js'));
+  const herd7Text = await bundleText(join(dist, 'src', 'cli', 'herd7-snapshot.js'));
+  if (text === undefined || herd7Text === undefined) {
+    writeHerd7Command(undefined);
+    console.error('bundle: esbuild is not installed; `litmus` will load the modules one by one, litmus-herd7 will start without a snapshot');
     return 0;
   }
   // One character outside ASCII, and Node reads the whole bundle as UTF-16
   // at every start (~10 ms more CPU for ~560 KB): write such characters
   // escaped in the sources (test/start.test.ts checks).
-  const outside = /[^\x00-\x7f]/.exec(text);
+  const outside = /[^\x00-\x7f]/.exec(text + herd7Text);
   if (outside) console.error(`bundle: the bundle is not ASCII ("${outside[0]}"); each start reads it as UTF-16`);
-  const cacheName = `litmus.${createHash('sha256').update(text).digest('hex').slice(0, 16)}.cache`;
+  const hashOf = (t: string) => createHash('sha256').update(t).digest('hex').slice(0, 16);
+  const cacheName = `litmus.${hashOf(text)}.cache`;
   writeFileSync(bundleFile, `${text}//# litmus-code-cache=${cacheName}\n`);
-  if (!warmUp()) {
+  writeFileSync(herd7BundleFile, herd7Text);
+  // The snapshot's name: the herd7 bundle, the code that makes it and the flags it runs under.
+  const maker = readFileSync(join(dist, 'src', 'cli', 'snapshot.cjs'), 'utf8');
+  writeHerd7Command(hashOf(`${herd7Text}\0${maker}\0${SNAPSHOT_BUILD}\0${V8_FLAGS.join(' ')}`));
+  const families = writeWarmUp();
+  if (!warmUp(families)) {
     removeOld();
     return 1;
   }

@@ -54,4 +54,4 @@ if (!built) {
   writeFileSync(stampFile, hash);
 }
 // The commands' files are executable, as npm's bin links need them to be.
-for (const file of ['start.cjs', 'herd7-start.cjs', 'main.js', 'herd7.js']) chmodSync(join(root, 'dist', 'src', 'cli', file), 0o755);
+for (const file of ['start.cjs', 'herd7-start.cjs', 'litmus-herd7', 'mselect7-start.cjs', 'main.js', 'herd7.js']) chmodSync(join(root, 'dist', 'src', 'cli', file), 0o755);

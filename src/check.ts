@@ -3,7 +3,9 @@
 
 import type { CondExpr, CondTerm, LitmusTest } from './parse/ast.js';
 import { headerPredictsDataRace, parseLitmus } from './parse/parser.js';
-import { buildProgram, isAddress, isSymbolic, LOC_BASE, locationOf, observedName, SYM_BASE, VAR_STRIDE, type Program } from './program/program.js';
+import { buildProgram, isAddress, isSymbolic, LOC_BASE, locationOf, observedName, SYM_BASE, VAR_STRIDE, type Program, type WaitReading } from './program/program.js';
+import type { Pos } from './parse/ast.js';
+import type { Hang, StuckKind } from './explore/liveness.js';
 import { explore, type ExploreResult } from './explore/explorer.js';
 import type { Model } from './model/model.js';
 import type { SpeedMode } from './explore/speedcheck.js';
@@ -26,6 +28,37 @@ export interface CheckOptions {
   stopAfterPositive?: number;
   /** Prefix checks from the first choice on, none skipped (for testing the explorer's pruning). */
   checkEveryPrefix?: boolean;
+  /**
+   * How loops are read: 'exact' (the default: an idle iteration of a wait
+   * ends its path, judged for liveness; see program.ts WaitReading) or
+   * herd7's 'unrolled' (what `litmus herd7`, the conformance and the
+   * collection runs use, where herd7 is the reference).
+   */
+  waits?: WaitReading;
+}
+
+/**
+ * Whether some thread of a test with waits can wait forever under fair
+ * scheduling (src/explore/liveness.ts): 'hang' with the first thread found
+ * waiting, 'terminates', or 'unknown' where the search did not look at
+ * every execution (why says so).
+ */
+export interface Liveness {
+  verdict: 'hang' | 'terminates' | 'unknown';
+  why?: string;
+  /** Executions the model allows in which some thread waits forever. */
+  hangs: number;
+  /** With a hang: the thread that waits forever, how, and where (its loop, lock or grace period). */
+  thread?: number;
+  kind?: StuckKind;
+  pos?: Pos;
+  /** What its final pass keeps reading, location and value as herd prints them (a loop), or the lock it waits for. */
+  reads?: { location: string; value: string }[];
+  lock?: string;
+  /** The thread holding that lock, or -1 when none holds it. */
+  holder?: number;
+  /** The execution and every thread waiting in it (for traces). */
+  witness?: Hang;
 }
 
 export interface StateLine {
@@ -60,6 +93,8 @@ export interface CheckResult {
   speedcheck?: SpeedMode;
   program: Program;
   exploration: ExploreResult;
+  /** For a test with waits read exactly: whether some thread can wait forever. */
+  liveness?: Liveness;
 }
 
 /**
@@ -79,7 +114,7 @@ export function checkSource(text: string, opts: CheckOptions): CheckResult {
 export function checkTest(test: LitmusTest, opts: CheckOptions, from: { t0?: number; expectsDataRace?: boolean; deadline?: Deadline } = {}): CheckResult {
   const t0 = from.t0 ?? performance.now();
   const deadline = from.deadline ?? Deadline.after(opts.timeoutMs);
-  const prog = buildProgram(test, { unroll: opts.unroll, primitives: opts.primitives });
+  const prog = buildProgram(test, { unroll: opts.unroll, primitives: opts.primitives, waits: opts.waits });
   deadline.check('building the program');
   const ex = explore(prog, opts.model, {
     maxExecutions: opts.maxExecutions,
@@ -140,7 +175,51 @@ export function checkTest(test: LitmusTest, opts: CheckOptions, from: { t0?: num
     speedcheck: opts.speedcheck,
     program: prog,
     exploration: ex,
+    liveness: livenessOf(prog, ex, opts.speedcheck !== undefined || opts.stopAfterPositive !== undefined),
   };
+}
+
+/** What an exploration says of the waits (undefined for a test without any, or read as herd7 reads it). */
+export function livenessOf(prog: Program, ex: ExploreResult, stoppedEarly: boolean): Liveness | undefined {
+  const l = ex.liveness;
+  if (!l) return undefined;
+  const hang = l.hang;
+  if (!hang) {
+    if (stoppedEarly) return { verdict: 'unknown', why: 'the search stopped once it had its answer', hangs: 0 };
+    if (ex.cutPaths > 0) return { verdict: 'unknown', why: `paths of loops whose iterations change something were cut at --unroll ${prog.unroll}`, hangs: 0 };
+    return { verdict: 'terminates', hangs: 0 };
+  }
+  // A thread at a loop or a lock first: a blocked grace period waits for one of those.
+  const st = hang.threads.find((t) => t.kind !== 'grace-period') ?? hang.threads[0];
+  const th = prog.threads[st.thread];
+  const x = hang.exec;
+  const out: Liveness = { verdict: 'hang', hangs: l.hangs, thread: st.thread, kind: st.kind, witness: hang };
+  if (st.kind === 'loop') {
+    out.pos = th.loops[st.loop].pos;
+    out.reads = x.events
+      .filter((e) => e.thread === st.thread && e.poIndex >= st.from && e.kind === 'R')
+      .map((e) => ({ location: prog.locations[e.loc], value: formatValue(prog, e.value) }));
+  } else {
+    out.pos = (th.code[st.pc] as { pos?: Pos }).pos;
+    if (st.kind === 'lock') {
+      out.lock = prog.locations[st.loc];
+      const co = x.co[st.loc];
+      out.holder = co.length ? x.events[co[co.length - 1]].thread : -1;
+    }
+  }
+  return out;
+}
+
+/** The liveness verdict in words, for the summary line: "can hang: P1 waits forever at line 12 (reads x=0 forever)", "every wait terminates". */
+export function livenessWords(l: Liveness, where: (pos: Pos) => string = (p) => `line ${p.line}`): string {
+  if (l.verdict === 'terminates') return 'every wait terminates';
+  if (l.verdict === 'unknown') return `waits not decided (${l.why})`;
+  const at = l.pos ? ` at ${where(l.pos)}` : '';
+  const what =
+    l.kind === 'loop' ? (l.reads!.length ? `reads ${l.reads!.map((r) => `${r.location}=${r.value}`).join(', ')} forever` : 'reads nothing: it never leaves')
+    : l.kind === 'lock' ? `${l.lock} stays locked${l.holder !== undefined && l.holder >= 0 ? ` by P${l.holder}` : ''}`
+    : 'its grace period waits for a read-side critical section that never ends';
+  return `can hang: P${l.thread} waits forever${at} (${what})`;
 }
 
 export interface Judgement {

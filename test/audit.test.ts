@@ -75,7 +75,12 @@ describe('the NFS correction (version fix), each device weakened alone', () => {
   }, 120_000);
   const needing = (device: RegExp) => [...needs.entries()].filter(([, d]) => d.some((s) => device.test(s))).map(([s]) => s).sort();
 
-  it('covers the six scenarios', () => expect([...needs.keys()].sort()).toEqual(['s1', 's2', 's3', 's4', 's5', 's6']));
+  it('covers the seven scenarios', () => expect([...needs.keys()].sort()).toEqual(['s1', 's2', 's3', 's4', 's5', 's6', 's7']));
+  // s7 is weighed by its waits: a thread waits forever once smp_mb__after_atomic() before wake_up_bit() or the sleeper's smp_mb() goes.
+  it('smp_mb__after_atomic() and the sleeper\'s smp_mb() are needed in s7 (liveness), and only there', () => {
+    expect(needing(/^smp_mb__after_atomic\(\)/)).toEqual(['s7']);
+    expect(needing(/^smp_mb\(\)/)).toEqual(['s7']);
+  });
   it('smp_rmb() is needed in s1 and s6', () => expect(needing(/^smp_rmb\(\)/)).toEqual(['s1', 's6']));
   // s5 asks only "returned valid, then read stale pages": without the ghost
   // "cleared again" value it also contains s3's window (the bit read before
@@ -90,7 +95,8 @@ describe('the NFS correction (version fix), each device weakened alone', () => {
   it('the two tests of INVALIDATING that can lead to "valid" (test_bit_acquire(): r2 on the fast path, r3 under i_lock) are each needed in s5 only', () => {
     expect(needing(/^r2 = test_bit_acquire\(3, flags\);/)).toEqual(['s5']);
     expect(needing(/^r3 = test_bit_acquire\(3, flags\);/)).toEqual(['s5']);
-    expect(needing(/smp_mb__after_atomic/)).toEqual([]);
+    // smp_mb__after_atomic() before wake_up_bit() is needed for liveness only (s7: the woken reader).
+    expect(needing(/smp_mb__after_atomic/)).toEqual(['s7']);
   });
   it("the setter's release is needed in no scenario", () => expect(needing(/smp_store_release\(cache_validity,/)).toEqual([]));
 });

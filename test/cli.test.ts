@@ -395,7 +395,7 @@ describe('litmus check: bundled suite', () => {
     const r = await runNode([CLI, 'check', '-q', 'clear_invalid_mapping'], tmpdir());
     expect(r.status).toBe(0);
     const lines = r.stdout.split('\n');
-    expect(lines[0]).toMatch(/^Version "v1" \(under review\): skipping \(or losing\) a required invalidation CAN happen, in 4 of 6 scenarios: /);
+    expect(lines[0]).toMatch(/^Version "v1" \(under review\): skipping \(or losing\) a required invalidation CAN happen, in 4 of 7 scenarios: /);
     expect(r.stdout).toContain('nfs_clear_invalid_mapping: can the lockless fast path skip a required invalidation?');
     expect(r.stdout).toMatch(/^s3-inflight +Never +Sometimes +Sometimes +Never$/m);
     expect(r.stdout).not.toContain('how the bad outcome happens');

@@ -474,7 +474,7 @@ exists (2:r0=0 /\\ (2:r1=0 \\/ 2:r2=0))
 describe('fixes over the outcome', () => {
   it('a spin-wait loop then a read: smp_rmb() after the loop, not inside it', () => {
     const t = trace(LOOP);
-    expect(fixesOf(t)[0]).toBe('smp_rmb() after the loop of line 17, before P1.4 (line 19)');
+    expect(fixesOf(t)[0]).toBe('smp_rmb() after the loop of line 17, before P1.3 (line 19)');
   });
 
   it('a failed cmpxchg then a read: smp_rmb() (cost 2) is offered first; the failed read is not [mb]', () => {
@@ -534,7 +534,7 @@ describe('fixes over the outcome', () => {
   });
 
   it("a helper ending in a spin-wait loop: the fence goes after the call, where the caller writes it (herd7: Never)", () => {
-    expect(fixesOf(trace(WAIT_HELPER))[0]).toBe('smp_rmb() between the call of wait_flag() (line 26) and P1.4 (line 27)');
+    expect(fixesOf(trace(WAIT_HELPER))[0]).toBe('smp_rmb() between the call of wait_flag() (line 26) and P1.3 (line 27)');
   });
 
   it('two CPUs calling one helper: the change written once in the helper, made at each call, is one change (herd7: Never)', () => {
@@ -754,8 +754,8 @@ describe('machine-readable, and suites', () => {
     expect(s).toHaveLength(1);
     expect(s[0].underReview).toBe('v1');
     expect(s[0].underReviewReaches).toBe(true);
-    expect(s[0].verdict).toMatch(/^Version "v1" \(under review\): .* CAN happen, in 4 of 6 scenarios/);
-    expect(s[0].rows).toHaveLength(24);
+    expect(s[0].verdict).toMatch(/^Version "v1" \(under review\): .* CAN happen, in 4 of 7 scenarios/);
+    expect(s[0].rows).toHaveLength(28);
     expect(s[0].rows).toContainEqual(expect.objectContaining({ scenario: 's2-twosetters', version: 'v1', verdict: 'Sometimes' }));
     const strict = await runNode([CLI, 'check', '-q', '--fail-on-bad-outcome', 'clear_invalid_mapping'], ROOT);
     expect(strict.status).toBe(1);
@@ -847,9 +847,11 @@ describe('smp_cond_load_acquire() and smp_cond_load_relaxed()', () => {
     // herd7 refuses chained comparisons (`VAL != 0 == 0`): the loop's condition is parenthesized.
     expect(out).toContain('while ((VAL != 0) == 0)');
     expect(out).not.toContain('smp_cond_load');
-    const a = checkSource(out, { model: lkmm });
-    const b = checkSource(CONDLOAD, { model: lkmm });
+    // Judged alike as herd7 reads loops (read exactly, the export's first read is outside its loop: more executions, the same verdict).
+    const a = checkSource(out, { model: lkmm, waits: 'unrolled' });
+    const b = checkSource(CONDLOAD, { model: lkmm, waits: 'unrolled' });
     expect([a.observation, a.positive, a.negative]).toEqual([b.observation, b.positive, b.negative]);
+    expect(checkSource(out, { model: lkmm }).observation).toBe(checkSource(CONDLOAD, { model: lkmm }).observation);
   });
 
   it('in a TypeScript test, the condition is an arrow function of VAL', async () => {

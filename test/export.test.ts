@@ -357,7 +357,7 @@ describe('litmus export (command line)', () => {
       expect(r.status).toBe(0);
       // A TypeScript suite: one file per scenario and version, named so, with the checker's verdict as Result:.
       const written = litmusFiles(out).map((f) => f.slice(out.length + 1)).sort();
-      const scenarios = ['s1-publish', 's2-twosetters', 's3-inflight', 's4-tworeaders', 's5-emptied', 's6-rerequest'];
+      const scenarios = ['s1-publish', 's2-twosetters', 's3-inflight', 's4-tworeaders', 's5-emptied', 's6-rerequest', 's7-wakeup'];
       expect(written).toEqual(scenarios.flatMap((s) => ['pre', 'v1', 'v2', 'fix'].map((v) => `${s}-${v}.litmus`)).sort());
       for (const f of litmusFiles(out)) expect(findings(readFileSync(f, 'utf8')), f).toEqual([]);
       expect(readFileSync(join(out, 's3-inflight-v1.litmus'), 'utf8')).toMatch(/^C s3-inflight-v1\n\n\(\*\n \* Result: Sometimes\n \*\n \* Version: v1\n \* Scenario: s3-inflight: /);

@@ -70,7 +70,7 @@ describe('saved lowerings', () => {
     writeFileSync(file, '');
     process.env.LITMUS_CACHE_DIR = join(file, 'below-a-file');
     const s = await readSuite(entry);
-    expect(s.tests.length).toBe(24);
+    expect(s.tests.length).toBe(28);
     expect(loadLowered(entry)).toBeUndefined();
   });
 });

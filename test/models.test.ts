@@ -230,12 +230,13 @@ describe('data races', () => {
   });
 });
 
-describe('loops', () => {
+// Loops as herd7 reads them (unrolled, paths past the bound cut); how check reads waits exactly is test/liveness.test.ts.
+describe('loops (herd7\'s reading)', () => {
   const spin = lines(regs('r0'), '\tr0 = 0;', '\twhile (r0 == 0) {', `\t${R('r0', 'x')}`, '\t}');
 
   it('a spin loop is unrolled and its too-long paths are cut', () => {
     const text = litmus('spin', [W('x', 1), spin], 'exists (1:r0=1)');
-    const r = checkSource(text, { model: lkmm });
+    const r = checkSource(text, { model: lkmm, waits: 'unrolled' });
     expect(r.stats.cutPaths).toBeGreaterThan(0);
     // Every execution that finished saw the store.
     expect([r.observation, r.negative]).toEqual(['Always', 0]);
@@ -244,15 +245,15 @@ describe('loops', () => {
 
   it('a larger --unroll bound still cuts paths and keeps the verdict', () => {
     const text = litmus('spin', [W('x', 1), spin], 'exists (1:r0=1)');
-    const r2 = checkSource(text, { model: lkmm, unroll: 2 });
-    const r4 = checkSource(text, { model: lkmm, unroll: 4 });
+    const r2 = checkSource(text, { model: lkmm, unroll: 2, waits: 'unrolled' });
+    const r4 = checkSource(text, { model: lkmm, unroll: 4, waits: 'unrolled' });
     expect(r4.stats.cutPaths).toBeGreaterThan(0);
     expect(r4.observation).toBe(r2.observation);
   });
 
   it('a loop that ends within the bound cuts nothing', () => {
     const text = litmus('once', [lines(regs('r0'), '\tr0 = 0;', '\twhile (r0 == 0)', '\t\tr0 = 1;', W('x', 'r0'))], 'exists (x=1)', { params: ['int *x'] });
-    const r = checkSource(text, { model: lkmm });
+    const r = checkSource(text, { model: lkmm, waits: 'unrolled' });
     expect(r.stats.cutPaths).toBe(0);
     expect([r.observation, r.positive, r.negative]).toEqual(['Always', 1, 0]);
   });
@@ -260,14 +261,14 @@ describe('loops', () => {
   // The value analysis must respect the unrolling bound (herd7, unroll 2: x=1 always).
   it('a counting loop that ends within the bound runs', () => {
     const text = litmus('count', [lines(regs('r0'), '\tr0 = 0;', '\twhile (r0 < 1)', '\t\tr0 = r0 + 1;', W('x', 'r0'))], 'exists (x=1)', { params: ['int *x'] });
-    const r = checkSource(text, { model: lkmm });
+    const r = checkSource(text, { model: lkmm, waits: 'unrolled' });
     expect(r.stats.cutPaths).toBe(0);
     expect(r.observation).toBe('Always');
   });
 
   it('a loop that never ends cuts every path: no execution at all', () => {
     const text = litmus('forever', [lines(regs('r0'), '\tr0 = 0;', '\twhile (r0 == 0)', `\t${R('r0', 'x')}`)], 'exists (0:r0=0)', { params: ['int *x'] });
-    const r = checkSource(text, { model: lkmm });
+    const r = checkSource(text, { model: lkmm, waits: 'unrolled' });
     expect(r.stats.cutPaths).toBeGreaterThan(0);
     expect(r.positive + r.negative).toBe(0);
   });

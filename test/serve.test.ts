@@ -604,7 +604,7 @@ describe('litmus serve: the bundled suites', () => {
       if (l === 'busy') throw new Error('busy');
       const nfs = l.suites.find((x) => x.dir === 'clear_invalid_mapping/suite.ts');
       expect(nfs?.title).toBe('nfs_clear_invalid_mapping: can the lockless fast path skip a required invalidation?');
-      expect(nfs?.tests).toHaveLength(24);
+      expect(nfs?.tests).toHaveLength(28);
       expect(nfs?.tests[0]).toEqual({ path: 'clear_invalid_mapping/suite.ts#s1-publish-pre', name: 's1-publish-pre', meta: { version: 'pre', scenario: 's1-publish' } });
       expect(l.suites.map((x) => x.dir).sort()).toEqual(['clear_invalid_mapping/suite.ts', 'nfsd_io_stats/suite.ts', 'sb_iostats/suite.ts']);
       expect(l.tests.filter((t) => t.path.startsWith('sb_iostats/suite.ts#irq-same-cpu-raw-')).map((t) => t.meta?.scenario)).toEqual([

@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { CLI, ROOT } from './util.js';
 import { MP_REL_ACQ } from './shapes.js';
+import { FAMILIES } from '../bench/families.js';
 
 const DIST = join(ROOT, 'dist');
 let dir: string;
@@ -16,7 +17,9 @@ let test: string;
 
 function run(cli: string, args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, [cli, ...args], { cwd: dir, env: { ...process.env, ...env } });
+    // The litmus-herd7 command is a shell script; the others are Node's.
+    const [file, argv] = cli.endsWith('.cjs') || cli.endsWith('.js') ? [process.execPath, [cli, ...args]] : [cli, args];
+    const child = spawn(file, argv, { cwd: dir, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -73,10 +76,8 @@ describe('litmus start', () => {
     expect(bundled.stdout).toMatch(/Never/);
   });
 
-  it('litmus-herd7 starts as litmus does (the bundle, with the cache of a herd7 warm-up), and prints what herd7.js prints', async () => {
-    const bin = (JSON.parse(readFileSync(join(DIST, '..', 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['litmus-herd7'];
-    expect(bin).toBe('dist/src/cli/herd7-start.cjs');
-    const bundled = await run(join(DIST, '..', bin), [test], { LITMUS_CODE_CACHE: 'report' });
+  it('litmus herd7 starts as litmus does (the bundle, with the cache of a herd7 warm-up), and prints what herd7.js prints', async () => {
+    const bundled = await run(join(DIST, 'src', 'cli', 'herd7-start.cjs'), [test], { LITMUS_CODE_CACHE: 'report' });
     expect(bundled.stderr).toMatch(/litmus\.cjs, code cache used/);
     expect(readdirSync(DIST).filter((f) => /^litmus\.[\w-]+\.herd7\.cache$/.test(f))).toHaveLength(1);
     const modules = await run(join(DIST, 'src', 'cli', 'herd7.js'), [test]);
@@ -104,5 +105,84 @@ describe('litmus start', () => {
   it('in an installed package (no src/), runs the bundle whatever the order the files were written in', async () => {
     const r = await run(layout('installed', { main: "console.log('the modules');\n", bundleOlder: true }), ['--version']);
     expect(r.stdout.trim()).toBe('0.1.0');
+  });
+});
+
+// The litmus-herd7 command (dist/src/cli/litmus-herd7, src/cli/snapshot.cts):
+// Node started from a snapshot of litmus herd7 kept in the cache folder,
+// made by the first run; anything that keeps Node from using it falls back
+// to the code-cache start, with the same output.
+describe('litmus-herd7 and its start-up snapshot', () => {
+  const HERD7 = join(DIST, 'src', 'cli', 'litmus-herd7');
+  const noTime = (s: string) => s.replace(/^Time .*$/gm, '');
+  let cache: string;
+  let expected: string;
+  const blobs = () => readdirSync(join(cache, 'start')).filter((f) => f.endsWith('.blob'));
+
+  beforeAll(async () => {
+    cache = join(dir, 'snapshot-cache');
+    expected = noTime((await run(join(DIST, 'src', 'cli', 'herd7.js'), [test])).stdout);
+  });
+
+  it('is the package\'s litmus-herd7 command', () => {
+    const bin = (JSON.parse(readFileSync(join(DIST, '..', 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['litmus-herd7'];
+    expect(bin).toBe('dist/src/cli/litmus-herd7');
+  });
+
+  it('makes the snapshot at the end of its first run, then starts from it, printing what herd7.js prints', async () => {
+    const first = await run(HERD7, [test], { LITMUS_CACHE_DIR: cache, LITMUS_CODE_CACHE: 'report' });
+    expect(first.stderr).toMatch(/litmus\.cjs, code cache used/);
+    expect(noTime(first.stdout)).toBe(expected);
+    expect(blobs()).toHaveLength(1);
+    expect(readFileSync(join(cache, 'start', `${blobs()[0]}.node`), 'utf8').trim()).toBe(process.execPath);
+    const second = await run(HERD7, [test], { LITMUS_CACHE_DIR: cache, LITMUS_CODE_CACHE: 'report' });
+    expect(second.stderr).toMatch(/started from the snapshot/);
+    expect(second.status).toBe(0);
+    expect(noTime(second.stdout)).toBe(expected);
+    // herd7's other paths through the snapshot: test names on standard input, a usage error (exit 2).
+    const names = spawnSync(HERD7, [], { cwd: dir, input: `${test}\n`, env: { ...process.env, LITMUS_CACHE_DIR: cache }, encoding: 'utf8' });
+    expect(noTime(names.stdout)).toBe(expected);
+    const usage = await run(HERD7, ['-unroll'], { LITMUS_CACHE_DIR: cache });
+    expect(usage.status).toBe(2);
+  });
+
+  it('does not use the snapshot under NODE_OPTIONS (other V8 flags), nor with LITMUS_CACHE_DIR=off', async () => {
+    const opts = await run(HERD7, [test], { LITMUS_CACHE_DIR: cache, LITMUS_CODE_CACHE: 'report', NODE_OPTIONS: '--max-old-space-size=512' });
+    expect(opts.stderr).not.toMatch(/started from the snapshot/);
+    expect(noTime(opts.stdout)).toBe(expected);
+    const off = await run(HERD7, [test], { LITMUS_CACHE_DIR: 'off', LITMUS_CODE_CACHE: 'report' });
+    expect(off.stderr).toMatch(/code cache used/);
+    expect(noTime(off.stdout)).toBe(expected);
+  });
+
+  it('leaves a snapshot Node refuses (another Node\'s, other flags) to the code-cache start, which makes it again', async () => {
+    const own = join(dir, 'refused-cache');
+    await run(HERD7, [test], { LITMUS_CACHE_DIR: own });
+    const blob = join(own, 'start', readdirSync(join(own, 'start')).find((f) => f.endsWith('.blob'))!);
+    // A snapshot made under another V8 flag: Node exits 14 before running anything.
+    const other = spawnSync(process.execPath, ['--stack-size=900', '--snapshot-blob', blob, '--build-snapshot', join(DIST, 'snapshot-build.cjs')], { cwd: DIST, env: { ...process.env, LITMUS_CACHE_DIR: 'off' } });
+    expect(other.status).toBe(0);
+    const made = readFileSync(blob);
+    const r = await run(HERD7, [test], { LITMUS_CACHE_DIR: own, LITMUS_CODE_CACHE: 'report' });
+    expect(r.status).toBe(0);
+    expect(noTime(r.stdout)).toBe(expected);
+    expect(r.stderr).toMatch(/code cache used/);
+    expect(readFileSync(blob).equals(made)).toBe(false);
+    expect((await run(HERD7, [test], { LITMUS_CACHE_DIR: own, LITMUS_CODE_CACHE: 'report' })).stderr).toMatch(/started from the snapshot/);
+  });
+
+  it('passes a signal it gets on to Node and ends by it, leaving no process behind', async () => {
+    const slow = join(dir, 'slow.litmus');
+    // A test that runs for seconds: RCU readers, 13 of them.
+    writeFileSync(slow, FAMILIES.find((f) => f.name === 'rcu')!.make(13));
+    await run(HERD7, [test], { LITMUS_CACHE_DIR: cache });
+    const child = spawn(HERD7, [slow], { cwd: dir, env: { ...process.env, LITMUS_CACHE_DIR: cache } });
+    await new Promise((r) => setTimeout(r, 400));
+    const ended = new Promise<NodeJS.Signals | null>((r) => child.on('close', (_code, signal) => r(signal)));
+    child.kill('SIGTERM');
+    expect(await ended).toBe('SIGTERM');
+    await new Promise((r) => setTimeout(r, 200));
+    const left = spawnSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).stdout.split('\n').filter((l) => l.includes(slow));
+    expect(left).toEqual([]);
   });
 });

@@ -21,6 +21,10 @@ export interface Inode {
   i_lock: spinlock_t;
   /** A message a scenario uses to say "this happened before". */
   msg: Ref;
+  /** The bit's wait queue: a task is on it (prepare_to_wait() in wait_on_bit()). */
+  queued: Ref;
+  /** That task has been woken (wake_up_bit()). */
+  woken: Ref;
 }
 
 /** Masks in cache_validity. */

@@ -4,7 +4,7 @@
 // nfs_ooo_clear(), fscache and tracing are left out. The loop runs once.
 
 import {
-  READ_ONCE, WRITE_ONCE, clear_bit_unlock, observe, set_bit, smp_mb__after_atomic, smp_wmb, spin_lock, spin_unlock,
+  READ_ONCE, WRITE_ONCE, clear_bit_unlock, observe, set_bit, smp_mb, smp_mb__after_atomic, smp_wmb, spin_lock, spin_unlock,
   test_bit, test_bit_acquire, type int,
 } from '../kernel.js';
 import { INVALIDATED, NFS_INO_INVALID_DATA, NFS_INO_INVALIDATING, VALID, WAIT, type Inode } from './inode.js';
@@ -18,6 +18,29 @@ export function nfs_set_cache_invalid(inode: Inode, flags: int): void {
 /** wait_on_bit(NFS_INO_INVALIDATING) tests with test_bit_acquire(): set means it would sleep. */
 export function wait_on_bit_invalidating(inode: Inode): int {
   return test_bit_acquire(NFS_INO_INVALIDATING, inode.flags);
+}
+
+/**
+ * wait_on_bit(NFS_INO_INVALIDATING) for a task that sleeps:
+ * prepare_to_wait() puts it on the bit's wait queue, set_current_state()
+ * is a full barrier, then the bit is tested (test_bit_acquire()); set, the
+ * task sleeps until wake_up_bit() wakes it. Returns whether it slept.
+ */
+export function wait_on_bit_sleeping(inode: Inode): int {
+  WRITE_ONCE(inode.queued, 1);
+  smp_mb();
+  if (test_bit_acquire(NFS_INO_INVALIDATING, inode.flags)) {
+    while (READ_ONCE(inode.woken) === 0) {
+      // schedule(): asleep until woken
+    }
+    return 1;
+  }
+  return 0;
+}
+
+/** wake_up_bit(NFS_INO_INVALIDATING): wakes the task on the bit's wait queue, if it sees one there (waitqueue_active()). */
+export function wake_up_bit_invalidating(inode: Inode): void {
+  if (READ_ONCE(inode.queued)) WRITE_ONCE(inode.woken, 1);
 }
 
 /** How the code tests NFS_INO_INVALIDATING (a version may change it). */
@@ -49,6 +72,7 @@ export function nfs_clear_invalid_mapping_locked(inode: Inode): int {
   spin_unlock(inode.i_lock);
   WRITE_ONCE(inode.pages, 0); // nfs_invalidate_mapping()
   clear_bit_unlock(NFS_INO_INVALIDATING, inode.flags);
-  smp_mb__after_atomic(); // then wake_up_bit(), not modelled (no wait queues)
+  smp_mb__after_atomic();
+  wake_up_bit_invalidating(inode);
   return INVALIDATED;
 }

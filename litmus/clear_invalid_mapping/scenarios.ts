@@ -4,7 +4,7 @@
 
 import { READ_ONCE, scenario, smp_mb, smp_store_release, spin_lock, spin_unlock } from '../kernel.js';
 import { INVALIDATED, NFS_INO_INVALID_ATIME, NFS_INO_INVALID_DATA, VALID, WAIT, type Inode } from './inode.js';
-import { nfs_clear_invalid_mapping, nfs_clear_invalid_mapping_locked, nfs_set_cache_invalid } from './pre.js';
+import { nfs_clear_invalid_mapping, nfs_clear_invalid_mapping_locked, nfs_set_cache_invalid, wait_on_bit_sleeping } from './pre.js';
 
 /** A caller that requests an invalidation: nfs_set_cache_invalid() under i_lock. */
 function request(inode: Inode, flags: number): void {
@@ -130,4 +130,23 @@ export const s6 = scenario({
   ],
   // p0.cache_validity === 1: the invalidator ran before the re-request, which it does not cover.
   exists: ([p0, , p2]) => p0.cache_validity === 1 && p2.msg === 1 && p2.valid === VALID,
+});
+
+export const s7 = scenario({
+  name: 's7-wakeup',
+  says: 'A reader that sleeps in wait_on_bit(INVALIDATING) while an invalidation is in flight is woken by its wake_up_bit() (no reader waits forever on INVALIDATING), and its next pass does not return "valid" over stale pages.',
+  init: { cache_validity: NFS_INO_INVALID_DATA, pages: 1 },
+  threads: [
+    (inode: Inode) => {
+      nfs_clear_invalid_mapping_locked(inode);
+    },
+    (inode: Inode) => {
+      const slept = wait_on_bit_sleeping(inode);
+      const valid = nfs_clear_invalid_mapping(inode);
+      const page = READ_ONCE(inode.pages); // a bare lookup, as in s5
+      return { slept, valid, page };
+    },
+  ],
+  // The reader slept and was woken, yet its pass returned "valid" and found the stale page.
+  exists: ([, p1]) => p1.slept === 1 && p1.valid === VALID && p1.page === 1,
 });

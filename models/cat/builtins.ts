@@ -112,10 +112,12 @@ function needSet(v: Value, what: string, pos: CatPos, n: number): EventSet {
 
 /** The natives, by name: in the model they are `%name`, bound to their names by stdlib.cat and cross.cat. */
 export const NATIVES: ReadonlyMap<string, Native> = new Map<string, Native>([
-  ['domain', (v, pos, c) => setValue(needRel(v, 'domain', pos, c.x.n).domain())],
-  ['range', (v, pos, c) => setValue(needRel(v, 'range', pos, c.x.n).range())],
+  ['domain', (v, pos, c) => symbolic('domain', v, pos) ?? setValue(needRel(v, 'domain', pos, c.x.n).domain())],
+  ['range', (v, pos, c) => symbolic('range', v, pos) ?? setValue(needRel(v, 'range', pos, c.x.n).range())],
   ['classes-loc', (v, pos, c) => classesLoc(needSet(v, 'classes-loc', pos, c.x.n), c.x)],
   ['different-values', (v, pos, c) => {
+    const sym = symbolic('different-values', v, pos);
+    if (sym) return sym;
     const r = needRel(v, 'different-values', pos, c.x.n);
     const events = c.x.events;
     const out = new Relation(c.x.n);
@@ -127,7 +129,8 @@ export const NATIVES: ReadonlyMap<string, Native> = new Map<string, Native>([
   ['linearisations', (v, pos, c) => {
     if (v.kind !== 'tuple' || v.elems.length !== 2) throw new ModelError('linearisations takes (a set of events, a relation)', pos);
     const over = needSet(v.elems[0], 'linearisations', pos, c.x.n);
-    const order = needRel(v.elems[1], 'linearisations', pos, c.x.n);
+    const o = v.elems[1];
+    const order = o.kind === 'node' && o.type === 'rel' ? o : needRel(o, 'linearisations', pos, c.x.n);
     return { kind: 'choices', choices: { kind: 'linearisations', over, order } };
   }],
   ['cross', (v, pos, c) => ({ kind: 'choices', choices: { kind: 'cross', parts: elementsOf(v, c.x.n, pos) } })],
@@ -137,6 +140,14 @@ export const NATIVES: ReadonlyMap<string, Native> = new Map<string, Native>([
     apply: (s, p2) => ({ kind: 'values', elems: elementsOf(s, c.x.n, p2).map((e) => c.apply(f, e, pos)) }),
   })],
 ]);
+
+/** A native applied to a value known only per candidate (models/cat/dag.ts), or undefined for a value known now. */
+function symbolic(name: string, v: Value, pos: CatPos): Value | undefined {
+  if (v.kind !== 'node') return undefined;
+  const out = v.ops.native(name, v, pos);
+  if (!out) throw new ModelError(`${name} takes a relation, not ${typeName(v)}`, pos);
+  return out;
+}
 
 /** classes-loc(S): S split by location, as a set of sets. */
 function classesLoc(s: EventSet, x: Execution): Value {

@@ -19,7 +19,8 @@ import type { BinaryOp, Binding, CatExpr, CatInstr, CatPos, Condition, Pattern }
 import { patternNames } from './compile.js';
 import { ModelError } from './lexer.js';
 import { binary, explicit, isEmptyValue, rebuild, Sequence, unary } from './operators.js';
-import { asRelOrNull, asSetOrNull, elementsOf, EMPTY, sameValue, typeName, UNIVERSE, type Value } from './values.js';
+import { asRelOrNull, asSetOrNull, elementsOf, EMPTY, sameValue, typeName, UNIVERSE, Unsupported, type Value } from './values.js';
+import type { Dag } from './dag.js';
 
 /** A value of an unknown name, or an error inside `try`: what `try ... with` catches. */
 export class CatFailure extends Error {}
@@ -60,6 +61,8 @@ export interface Run {
   /** The values of invariant subexpressions of the fixpoint being solved (see the header), by index. */
   readonly invariants: (Value | undefined)[];
   apply(fn: Value, arg: Value, pos: CatPos): Value;
+  /** The structure's staged form, when the run is evaluated once per structure with the candidate's values symbolic (models/cat/dag.ts). */
+  readonly dag?: Dag;
 }
 
 export type Code = (run: Run, locals: Locals | null) => Value;
@@ -468,11 +471,12 @@ export function solveRec(
     for (let round = 0; ; round++) {
       if (round > 10_000) throw new ModelError('let rec: no fixpoint reached', pos);
       let changed = false;
-      rec.codes.forEach((c, k) => {
-        const v = c(run, locals);
+      for (let k = 0; k < rec.codes.length; k++) {
+        const v = rec.codes[k](run, locals);
+        if (v.kind === 'node') return solveStaged(rec, pos, run, locals, cells);
         if (!sameValue(v, cells.get(k), run.n)) changed = true;
         cells.set(k, v);
-      });
+      }
       if (!changed) return;
     }
   } finally {
@@ -480,3 +484,36 @@ export function solveRec(
   }
 }
 
+/**
+ * A let rec whose values are known only per candidate, in a structure's
+ * staged form (models/cat/dag.ts): one round from empty values tells each
+ * binding's type, then the round is built once more from the loop's vars,
+ * each binding seeing the values the bindings before it got in the round
+ * (herd's order, as above); the loop runs it to its fixpoint per candidate.
+ */
+function solveStaged(rec: RecCode, pos: CatPos, run: Run, locals: Locals | null, cells: { get(k: number): Value; set(k: number, v: Value): void }): void {
+  const dag = run.dag;
+  if (!dag) throw new Unsupported('a let rec of symbolic values outside a staged run');
+  const m = rec.codes.length;
+  const types: ('set' | 'rel')[] = [];
+  for (let k = 0; k < m; k++) cells.set(k, EMPTY);
+  for (let k = 0; k < m; k++) {
+    const v = rec.codes[k](run, locals);
+    types.push(v.kind === 'node' ? v.type : v.kind === 'set' || v.kind === 'universe' ? 'set' : v.kind === 'rel' || v.kind === 'empty' ? 'rel' : unsupportedType(v));
+    cells.set(k, v);
+  }
+  const { loop, vars } = dag.beginLoop(types, pos);
+  for (let k = 0; k < m; k++) cells.set(k, vars[k]);
+  const bodies: Value[] = [];
+  for (let k = 0; k < m; k++) {
+    const v = rec.codes[k](run, locals);
+    bodies.push(v);
+    cells.set(k, v);
+  }
+  const outs = dag.endLoop(loop, vars, bodies);
+  for (let k = 0; k < m; k++) cells.set(k, outs[k]);
+}
+
+function unsupportedType(v: Value): never {
+  throw new Unsupported(`a let rec of ${typeName(v)} known only per candidate`);
+}

@@ -22,9 +22,15 @@ import { patternNames, tagSetName, type CompiledCat } from './compile.js';
 import { ModelError } from './lexer.js';
 import { isEmptyValue } from './operators.js';
 import { asRelOrNull, asSetOrNull, elementsOf, EMPTY, relValue, typeName, type Choices, type Value } from './values.js';
+import type { StaticEval } from './bounds.js';
+import type { Dag } from './dag.js';
+import { stageModel, type StagedModel } from './stage.js';
+import type { Unsupported } from './values.js';
 
 /** `with X from S` found no element of S in the candidate: it is not one of the model's candidates. */
 class NotGenerated extends Error {}
+
+const NO_POS: CatPos = { file: 'litmus:bounds', line: 0, col: 0 };
 
 /** Why a candidate is rejected, or the flags it raises. */
 export interface CatVerdict {
@@ -46,7 +52,7 @@ export interface RunOptions {
  * The values of one model for one event structure (static slots) or one
  * candidate (the others, reading static ones from `statics`).
  */
-class Evaluator implements NativeContext, Run {
+export class Evaluator implements NativeContext, Run {
   readonly slots: (Value | undefined)[];
   /** Checks (by instruction index) whose static outcome is known. */
   readonly staticTests = new Map<number, boolean>();
@@ -56,6 +62,8 @@ class Evaluator implements NativeContext, Run {
   /** The `cross` parts whose choices are known to be sources the explorer builds (refuseUnbuiltSources; the static run's). */
   private sourcesChecked: WeakSet<Value> | undefined;
   private truthRel: Relation | undefined;
+  /** The structure's staged form, when this run evaluates the model once for every candidate of the structure (models/cat/stage.ts). */
+  dag?: Dag;
   constructor(
     readonly cat: CompiledCat,
     readonly code: CatCode,
@@ -166,6 +174,23 @@ class Evaluator implements NativeContext, Run {
     const ins = ci.instr;
     if (ins.kind !== 'with') throw new Error('internal: not a with');
     if (this.slots[ci.defines[0]]) return true;
+    if (this.dag) {
+      // Staged: the choice is made per candidate (a `choose` node; the with's step tests that it found one).
+      const from = this.expr(ins.from, null);
+      this.refuseUnbuiltParts(from, ins.pos);
+      const events = this.x.events;
+      // The explorer's coherence order of a location is total: on writes of one location, so is every candidate's rf | co.
+      const total = (over: EventSet) => {
+        let loc = -1;
+        for (const e of over.members()) {
+          if (events[e].kind !== 'W' || (loc >= 0 && events[e].loc !== loc)) return false;
+          loc = events[e].loc;
+        }
+        return true;
+      };
+      this.slots[ci.defines[0]] = this.dag.choose(from, this.dag.binary('union', this.dag.input('rf'), this.dag.input('co'), ins.pos), ins.name, ins.pos, total);
+      return true;
+    }
     if (!this.truth) throw new ModelError(`"${ins.name}" is chosen per candidate`, ins.pos);
     const chosen = this.choose(this.expr(ins.from, null), ins.pos, this.truth);
     if (!chosen) return false;
@@ -216,6 +241,7 @@ class Evaluator implements NativeContext, Run {
     const n = this.x.n;
     if (c.kind === 'linearisations') {
       // A strict total order of the set that extends the partial order.
+      if (!(c.order instanceof Relation)) throw new Error('internal: a symbolic order outside a staged run');
       if (!c.order.includedIn(truth, c.over) || !truth.isStrictTotalOrderOn(c.over)) return null;
       return relValue(truth.restrict(c.over, c.over));
     }
@@ -229,6 +255,15 @@ class Evaluator implements NativeContext, Run {
       acc.addAll(r);
     }
     return relValue(acc);
+  }
+
+  /** refuseUnbuiltSources for every part of a with's source, in a staged run (see chooseFrom). */
+  private refuseUnbuiltParts(from: Value, pos: CatPos): void {
+    if (from.kind !== 'choices' || from.choices.kind !== 'cross') return;
+    for (const part of from.choices.parts) {
+      this.refuseUnbuiltSources(part, pos);
+      this.refuseUnbuiltParts(part, pos);
+    }
   }
 
   /**
@@ -318,6 +353,12 @@ export class StructureRun {
   /** The run of the candidate at hand (one per structure, reset for each candidate). */
   private current: Evaluator | undefined;
 
+  /** The model staged for this structure (models/cat/stage.ts), x one of its candidates; Unsupported where it cannot be. */
+  stage(x: Execution): StagedModel | Unsupported {
+    this.statics.x = x;
+    return stageModel(this.cat, this.code, this.statics, x, this.opts, this.baseReads, this.baseWrites);
+  }
+
   private candidate(x: Execution): Evaluator {
     this.statics.x = x;
     if (this.current) this.current.reset(x);
@@ -325,11 +366,28 @@ export class StructureRun {
     return this.current;
   }
 
-  /** Judges a candidate of this structure. `prefix`: a partial execution (a `with` that finds nothing is no verdict). */
-  check(x: Execution, prefix: boolean): CatVerdict {
+  /**
+   * Judges a candidate of this structure. `prefix`: a partial execution (a
+   * `with` that finds nothing is no verdict). `skip`: checks and `with`s
+   * known to pass (models/cat/derive-interleaving.ts), not computed unless
+   * something else reads them.
+   */
+  check(x: Execution, prefix: boolean, skip?: ReadonlySet<number>): CatVerdict {
+    if (!skip) return this.checkAll(x, prefix);
+    try {
+      return this.checkAll(x, prefix, skip);
+    } catch (e) {
+      // A skipped `with` read by something else finds nothing: of a partial execution that is no verdict.
+      if (!(e instanceof NotGenerated)) throw e;
+      return { consistent: prefix, violated: prefix ? undefined : `with ${e.message}`, flags: [], notGenerated: true };
+    }
+  }
+
+  private checkAll(x: Execution, prefix: boolean, skip?: ReadonlySet<number>): CatVerdict {
     const ev = this.candidate(x);
     const flags: string[] = [];
     for (let i = 0; i < this.cat.instrs.length; i++) {
+      if (skip?.has(i)) continue;
       const ci = this.cat.instrs[i];
       if (ci.instr.kind === 'with') {
         // Not thrown: a prefix often has no such element yet (its coherence order not total).
@@ -342,6 +400,15 @@ export class StructureRun {
       if (r) return r;
     }
     return { consistent: true, flags: prefix ? [] : [...new Set(flags)].sort() };
+  }
+
+  /** How the structure's static values are computed (for models/cat/bounds.ts). */
+  staticEval(): StaticEval {
+    const st = this.statics;
+    return {
+      slot: (slot) => lasting(() => st.value(slot, NO_POS)),
+      expr: (e, locals) => lasting(() => st.expr(e, locals)),
+    };
   }
 
   /** The relation an expression of the model evaluates to on a candidate (for explanations), if it is one. */

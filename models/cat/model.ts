@@ -1,14 +1,19 @@
 // A cat model as a litmus Model: the files read and compiled once
 // (models/cat/compile.ts), then judged per candidate (models/cat/evaluate.ts).
 //
-// The explorer's LKMM-derived shortcuts, the load-buffering one
-// (Model.mayCycleThrough, models/cat/load-buffering.ts) and the lock order
-// of critical sections (Model.lockOrders, models/cat/lock-order.ts), are
-// declared where the model's own checks include the kernel's that they are
-// proved from, recognised by digest; otherwise every load-buffering guess
-// and every lock order is explored. Partial
+// The load-buffering shortcut (Model.mayCycleThrough) is derived from the
+// model's own checks (models/cat/derive-load-buffering.ts: a cycle that is
+// a cycle of an acyclic check's relation is dropped). The lock order of
+// critical sections (Model.lockOrders, models/cat/lock-order.ts) is still
+// declared where the model's own checks include the kernel's that it is
+// proved from, recognised by digest; otherwise every lock order is
+// explored. Partial
 // executions are judged by the checks that can only grow as the execution
 // is built (models/cat/monotone.ts decides which, from the definitions).
+// A candidate (or partial execution) that is an interleaving of the
+// program-order edges the checks need skips the checks derived for it
+// from the definitions (models/cat/derive-interleaving.ts, per event
+// structure): only its flags and the other checks are computed.
 
 import { isAbsolute, relative } from 'node:path';
 import type { Event } from '../../src/events/event.js';
@@ -16,19 +21,31 @@ import type { Execution } from '../../src/model/execution.js';
 import { effectOf } from '../../src/events/primitives.js';
 import type { Program } from '../../src/program/program.js';
 import type { Highlight, Model, Verdict, WaitingRead } from '../../src/model/model.js';
-import { scratch } from '../../src/relation/relation.js';
+import { lasting, scratch } from '../../src/relation/relation.js';
+import { findsInterleaving } from '../interleaving.js';
+import { Bounds, BoundsModel, structureFacts } from './bounds.js';
+import { deriveInterleaving, type InterleavingRule } from './derive-interleaving.js';
 import type { CatExpr } from './ast.js';
-import { compileCat, fingerprintOf, type CompiledCat } from './compile.js';
+import { fingerprintOf, type CompiledCat } from './compile.js';
+import { compileCatCached } from './cache.js';
 import { LIBRARY } from './library.js';
 import { CatCode } from './code.js';
 import { StructureRun } from './evaluate.js';
+import { JudgeCompiler, type StagedJudge } from './generate.js';
+import { DagExecutor } from './execute.js';
+import type { StagedModel } from './stage.js';
+import { Unsupported } from './values.js';
 import { lockOrdersOf } from './lock-order.js';
-import { mayCycleThroughOf } from './load-buffering.js';
+import { mayCycleThroughOf } from './derive-load-buffering.js';
+import { latestReadKeepsConsistency as deriveLatestRead } from './derive-latest-read.js';
 import { prefixSafeChecks } from './monotone.js';
 import { impliesCoherence } from './implied.js';
 import { fileSource, readModelText, type ModelFiles } from './files.js';
 import { ModelError } from './lexer.js';
 import { typecheck } from './typecheck.js';
+
+/** How many candidates of a structure are judged in full before its interleaving rule is derived (see compileModelFiles). */
+const RULE_AFTER = 16;
 
 /** A compiled model and what it was compiled from. */
 export interface CatModel extends Model {
@@ -36,6 +53,15 @@ export interface CatModel extends Model {
   files: ModelFiles;
   /** The checks (instruction indexes) that judge partial executions of a program too. */
   prefixSafeFor(p: Program): ReadonlySet<number>;
+  /** How often the derived shortcuts were taken (for tests and the bench): candidates and prefixes judged with checks skipped. */
+  readonly shortcutCounts: { rules: number; interleavings: number; always: number };
+  /**
+   * Judges a candidate (a prefix: `prefix`) without the top-level
+   * instructions in `skip` (checks and withs, by index into compiled.instrs),
+   * as for a candidate a shortcut has shown to pass them; the rest, flags
+   * included, as check does. The set is kept by identity: pass the same one.
+   */
+  judgeSkipping(x: Execution, prefix: boolean, skip: ReadonlySet<number>): Verdict;
 }
 
 /** Where the files' includes are found (herd's library folders last, litmus's own library files in place of herd's). */
@@ -70,20 +96,44 @@ export function fingerprintOfFiles(files: ModelFiles): { fingerprint: string; ti
   }
 }
 
-/** Compiles the model the files describe; throws ModelError (positioned) if they cannot be read. */
-export function compileModelFiles(files: ModelFiles): CatModel {
+/**
+ * How candidates are judged: `tiered` (the default) runs each structure's
+ * staged graph (models/cat/execute.ts), then its generated code once the
+ * structure has judged GENERATE_AFTER candidates; the others take one way
+ * only (for tests comparing them): the evaluator of the model's syntax, the
+ * graph, the generated code.
+ */
+export type JudgeTier = 'tiered' | 'evaluator' | 'graph' | 'code';
+
+/**
+ * Compiles the model the files describe (or takes it from the cache of
+ * compiled models, models/cat/cache.ts: `known` is the files' fingerprint
+ * when the caller has it); throws ModelError (positioned) if they cannot be
+ * read. `tuning.ruleAfter`: how many candidates of a structure are judged in
+ * full before its shortcuts are derived (tests derive them at once, to
+ * compare them with unpruned runs on small programs); `tuning.tier`: how
+ * candidates are judged (JudgeTier).
+ */
+export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: number; tier?: JudgeTier } = {}, known?: ReturnType<typeof fingerprintOfFiles>): CatModel {
+  const ruleAfter = tuning.ruleAfter ?? RULE_AFTER;
+  const tier = tuning.tier ?? 'tiered';
   const mains = mainFiles(files);
   const variants = new Set(files.variants);
-  const compiled = compileCat(mains, sourceOf(files), variants);
-  // Refused before any test, as herd7 refuses it: a type error anywhere (models/cat/typecheck.ts).
-  typecheck(compiled, variants);
+  // Refused before any test, as herd7 refuses it: a type error anywhere (models/cat/typecheck.ts); only a model
+  // that passes is kept in the cache, so one read from there has passed.
+  const compiled = compileCatCached(mains, sourceOf(files), variants, known, (c) => typecheck(c, variants));
   refuseLegacyEvents(compiled, variants);
   const opts = { variants, skipChecks: new Set(files.skipChecks) };
-  // Which checks judge prefixes depends on which sets the program can produce (lock operations).
+  // Which checks judge prefixes depends on which sets the program can produce: lock operations or not.
+  const safeByLocks = new Map<boolean, ReadonlySet<number>>();
   const safeByProgram = new WeakMap<Program, ReadonlySet<number>>();
   const prefixSafeFor = (p: Program) => {
     let safe = safeByProgram.get(p);
-    if (!safe) safeByProgram.set(p, (safe = prefixSafeChecks(compiled, absentSets(p))));
+    if (safe) return safe;
+    const locks = usesSpinlocks(p);
+    safe = safeByLocks.get(locks);
+    if (!safe) safeByLocks.set(locks, (safe = prefixSafeChecks(compiled, absentSets(locks))));
+    safeByProgram.set(p, safe);
     return safe;
   };
   const code = new CatCode();
@@ -94,12 +144,70 @@ export function compileModelFiles(files: ModelFiles): CatModel {
     if (!r) runs.set(x.structure, (r = new StructureRun(compiled, code, x, opts, prefixSafeFor(x.program))));
     return r;
   };
+  // Per structure, the interleaving shortcut derived from the definitions (models/cat/derive-interleaving.ts),
+  // once the structure has been judged RULE_AFTER times (deriving it costs about as much as judging a few dozen candidates).
+  const rules = new WeakMap<object, InterleavingRule | null | number>();
+  const counts = { rules: 0, interleavings: 0, always: 0 };
+  const latestRead: (boolean | undefined)[] = [];
+  const boundsModel = new BoundsModel(compiled);
+  const ruleOf = (x: Execution): InterleavingRule | null => {
+    const r = rules.get(x.structure) ?? 0;
+    if (typeof r !== 'number') return r;
+    if (r < ruleAfter) {
+      rules.set(x.structure, r + 1);
+      return null;
+    }
+    const run = runOf(x);
+    counts.rules++;
+    const rule = lasting(() => deriveInterleaving(compiled, new Bounds(boundsModel, run.staticEval(), structureFacts(x), variants), opts.skipChecks)) ?? null;
+    rules.set(x.structure, rule);
+    return rule;
+  };
   // Decided when the explorer first asks (a digest of the checks, a few ms).
   let lockOrders: ((a: Event, b: Event) => boolean) | undefined;
   let mayCycle: ((reads: readonly WaitingRead[]) => boolean) | undefined;
-  const judge = (x: Execution, prefix: boolean): Verdict => {
-    const v = scratch(() => runOf(x).check(x, prefix));
-    return { consistent: v.consistent, violated: v.violated, flags: v.flags };
+  // Each structure's staged model and its generated judge (models/cat/stage.ts, generate.ts), or null
+  // where the model cannot be staged (the evaluator judges those candidates).
+  const compiler = new JudgeCompiler();
+  const judges = new WeakMap<object, StructureJudge | null>();
+  const judgeOf = (x: Execution) => {
+    let j = judges.get(x.structure);
+    if (j === undefined) {
+      const staged = tier === 'evaluator' ? undefined : runOf(x).stage(x);
+      j = !staged || staged instanceof Unsupported ? null : structureJudge(staged, tieredJudge(compiler, staged, prefixSafeFor(x.program), observedLocations(x.program), tier));
+      judges.set(x.structure, j);
+    }
+    return j;
+  };
+  /** A candidate judged without the instructions in skip (checks and withs shown to pass), the rest as usual. */
+  const judgeSkipping = (x: Execution, prefix: boolean, skip?: ReadonlySet<number>): Verdict => {
+    const j = judgeOf(x);
+    if (!j) {
+      const v = scratch(() => runOf(x).check(x, prefix, skip));
+      return { consistent: v.consistent, violated: v.violated, flags: v.flags };
+    }
+    const failed = j.judge.run(x, prefix, skip ? j.skipMask(skip) : null);
+    if (failed < 0) {
+      if (prefix) return { consistent: true, flags: [] };
+      const raised = j.judge.flags();
+      const known = skip ? j.staged.staticFlags.filter((f) => !skip.has(f.instr)) : j.staged.staticFlags;
+      if (raised.length === 0 && known.length === 0) return { consistent: true, flags: [] };
+      return { consistent: true, flags: [...new Set([...known.map((f) => f.name), ...raised.map((k) => j.staged.flags[k].name)])].sort() };
+    }
+    const step = j.staged.steps[failed];
+    if (step.kind === 'with') return { consistent: prefix, violated: prefix ? undefined : `with ${step.name}`, flags: [] };
+    return { consistent: false, violated: step.kind === 'error' ? undefined : step.violated, flags: [] };
+  };
+  const judge = (x: Execution, prefix: boolean, shortcuts: boolean): Verdict => {
+    // An interleaving of the order the checks need passes the checks derived for it: only the rest are computed.
+    const rule = shortcuts ? ruleOf(x) : null;
+    if (!rule) return judgeSkipping(x, prefix);
+    if (rule.shape && scratch(() => findsInterleaving(x, rule.shape!))) {
+      counts.interleavings++;
+      return judgeSkipping(x, prefix, prefix ? rule.prefix : rule.whole);
+    }
+    counts.always++;
+    return judgeSkipping(x, prefix, rule.always);
   };
   return {
     name: filesModelName(files),
@@ -107,16 +215,23 @@ export function compileModelFiles(files: ModelFiles): CatModel {
     compiled,
     files,
     // The kernel's shortcuts where the model enforces the checks they are proved from (see the header).
-    mayCycleThrough: (reads) => (mayCycle ??= mayCycleThroughOf(compiled, opts.skipChecks))(reads),
+    mayCycleThrough: (reads) => (mayCycle ??= mayCycleThroughOf(compiled, variants, opts.skipChecks, coherenceImplied))(reads),
     lockOrders: (a, b) => (lockOrders ??= lockOrdersOf(compiled, opts.skipChecks))(a, b),
     // Coherence and atomicity are this model's to judge (the explorer then builds incoherent candidates
     // too), unless its own checks reject every candidate the explorer's filter drops (models/cat/implied.ts).
     judgesCoherence: (p: Program) => usesSpinlocks(p) || !coherenceImplied,
     prefixSafeFor,
-    check(x: Execution, o?: { prefix?: boolean }): Verdict {
+    shortcutCounts: counts,
+    // A read of the last write, its thread's last event, gains no edge a prefix check can see (models/cat/derive-latest-read.ts).
+    latestReadKeepsConsistency: (p: Program) => {
+      const key = usesSpinlocks(p) ? 1 : 0;
+      return (latestRead[key] ??= deriveLatestRead(compiled, variants, absentSets(key === 1)));
+    },
+    judgeSkipping: (x, prefix, skip) => judgeSkipping(x, prefix, skip),
+    check(x: Execution, o?: { prefix?: boolean; axiomsOnly?: boolean }): Verdict {
       // A prefix is judged only by the checks that can only grow with it (models/cat/monotone.ts).
       if (o?.prefix && prefixSafeFor(x.program).size === 0) return { consistent: true, flags: [] };
-      return judge(x, o?.prefix ?? false);
+      return judge(x, o?.prefix ?? false, !o?.axiomsOnly);
     },
     explain(x: Execution, axiom: string): Highlight | undefined {
       return scratch(() => explainCheck(compiled, runOf(x), x, axiom));
@@ -139,9 +254,59 @@ function refuseLegacyEvents(compiled: CompiledCat, variants: ReadonlySet<string>
   );
 }
 
-/** The base sets a program's code never produces: lock.cat's events, in a test that takes no lock. */
-function absentSets(p: Program): Set<string> {
-  return new Set(usesSpinlocks(p) ? [] : ['LKR', 'LKW', 'UL', 'LF', 'RL', 'RU']);
+/** A structure's staged model and judge, with the step masks of the instruction sets skipped. */
+interface StructureJudge {
+  staged: StagedModel;
+  judge: StagedJudge;
+  /** The steps, then the flags, of the skipped instructions (see CatModel.judgeSkipping): 1 = skipped. */
+  skipMask(skip: ReadonlySet<number>): Uint8Array;
+}
+
+function structureJudge(staged: StagedModel, judge: StagedJudge): StructureJudge {
+  const masks = new WeakMap<ReadonlySet<number>, Uint8Array>();
+  return {
+    staged,
+    judge,
+    skipMask(skip) {
+      let m = masks.get(skip);
+      if (!m) masks.set(skip, (m = Uint8Array.from([...staged.steps, ...staged.flags], (s) => (skip.has(s.instr) ? 1 : 0))));
+      return m;
+    },
+  };
+}
+
+/**
+ * Candidates a structure's graph is run for (models/cat/execute.ts) before
+ * code is generated for it (models/cat/generate.ts): the code is 2-5 times
+ * faster per candidate, but writing it and V8's compiling it cost about as
+ * much as judging this many candidates without it.
+ */
+const GENERATE_AFTER = 48;
+
+/** A structure's judge: its graph run as it is, then (once it has judged GENERATE_AFTER candidates) its generated code. */
+function tieredJudge(compiler: JudgeCompiler, staged: StagedModel, safe: ReadonlySet<number>, observed: readonly number[], tier: JudgeTier): StagedJudge {
+  const isSafe = (i: number) => safe.has(i);
+  if (tier === 'graph') return new DagExecutor(staged, isSafe, observed);
+  if (tier === 'code') return compiler.judge(staged, isSafe, observed);
+  let current: StagedJudge = new DagExecutor(staged, isSafe, observed);
+  let runs = 0;
+  return {
+    run(x, prefix, skip) {
+      if (++runs === GENERATE_AFTER) current = compiler.judge(staged, isSafe, observed);
+      return current.run(x, prefix, skip);
+    },
+    flags: () => current.flags(),
+  };
+}
+
+/** The locations whose final writes herd's FW holds: those the final state shows. */
+function observedLocations(p: Program): number[] {
+  return (p.observed ?? []).filter((o) => o.kind === 'mem').map((o) => (o as { loc: number }).loc);
+}
+
+/** The base sets a program's code never produces: lock.cat's events, in a test that takes no lock (usesSpinlocks). */
+function absentSets(usesLocks: boolean): Set<string> {
+  return new Set(usesLocks ? [] : ['LKR', 'LKW', 'UL', 'LF', 'RL', 'RU']);
 }
 
 /** Whether a program's code takes, releases or tests a spinlock. */

@@ -7,9 +7,10 @@
 import { EventSet, Relation } from '../../src/relation/relation.js';
 import type { BinaryOp, CatPos, UnaryOp } from './ast.js';
 import { ModelError } from './lexer.js';
-import { asRelOrNull, asSetOrNull, elementsOf, EMPTY, relValue, sameValue, setValue, typeName, UNIVERSE, type Value } from './values.js';
+import { asRelOrNull, asSetOrNull, elementsOf, EMPTY, relValue, sameValue, setValue, typeName, UNIVERSE, Unsupported, type Value } from './values.js';
 
 export function unary(op: UnaryOp, v: Value, n: number, pos: CatPos): Value {
+  if (v.kind === 'node') return v.ops.unary(op, v, pos);
   if (op === 'toid') return relValue(needSet(v, n, '[...]', pos).id());
   if (op === 'comp') {
     if (v.kind === 'set') return setValue(v.set.complement());
@@ -34,6 +35,8 @@ export function unary(op: UnaryOp, v: Value, n: number, pos: CatPos): Value {
 
 /** a op b, for every binary operator but `;` of more than two (see Sequence). */
 export function binary(op: BinaryOp, a: Value, b: Value, n: number, pos: CatPos): Value {
+  if (a.kind === 'node') return a.ops.binary(op, a, b, pos);
+  if (b.kind === 'node') return b.ops.binary(op, a, b, pos);
   if (op === 'add') return add(a, b, n, pos);
   if (op === 'cartesian') {
     const s = asSetOrNull(a, n);
@@ -108,15 +111,22 @@ function add(e: Value, s: Value, n: number, pos: CatPos): Value {
  * r1 ; r2 ; ... built factor by factor, each `[S]` applied as a
  * restriction of its neighbour (`[S] ; r` keeps r's rows in S, `r ; [S]`
  * its columns), not composed as an identity relation: the same relation,
- * n times cheaper.
+ * n times cheaper. Once a factor is known only per candidate (a symbolic
+ * value, models/cat/dag.ts), the factors are kept and composed by its
+ * staged form.
  */
 export class Sequence {
   private acc: Relation | null = null;
   private pendingRows: EventSet | null = null;
+  /** The factors, once one of them is symbolic (what was composed before as one factor). */
+  private staged: { toid: boolean; value: Value; pos: CatPos }[] | null = null;
+  /** A factor known to be empty (then so is the sequence), while staged. */
+  private stagedEmpty = false;
   constructor(private readonly n: number) {}
 
   /** ; [S] */
   restrictTo(v: Value, pos: CatPos): void {
+    if (v.kind === 'node' || this.staged) return this.stage(true, v, pos);
     const s = needSet(v, this.n, '[...]', pos);
     if (this.acc) this.acc = this.acc.isEmpty() ? this.acc : this.acc.restrict(undefined, s);
     else this.pendingRows = this.pendingRows ? this.pendingRows.and(s) : s;
@@ -124,6 +134,7 @@ export class Sequence {
 
   /** ; r (an empty factor makes the whole empty: nothing composed from there on). */
   then(v: Value, pos: CatPos): void {
+    if (v.kind === 'node' || this.staged) return this.stage(false, v, pos);
     const r = asRelOrNull(v, this.n);
     if (!r) throw new ModelError(`; takes relations, not ${typeName(v)}`, pos);
     const acc = this.acc;
@@ -132,12 +143,28 @@ export class Sequence {
     this.pendingRows = null;
   }
 
+  private stage(toid: boolean, v: Value, pos: CatPos): void {
+    if (!this.staged) {
+      this.staged = [];
+      if (this.acc) this.staged.push({ toid: false, value: relValue(this.acc), pos });
+      else if (this.pendingRows) this.staged.push({ toid: true, value: setValue(this.pendingRows), pos });
+      this.stagedEmpty = this.isEmpty();
+    }
+    this.staged.push({ toid, value: v, pos });
+    if (v.kind !== 'node' && isEmptyValue(v, this.n)) this.stagedEmpty = true;
+  }
+
   /** Whether the sequence so far is empty (then so is any longer one). */
   isEmpty(): boolean {
+    if (this.staged) return this.stagedEmpty;
     return this.acc ? this.acc.isEmpty() : this.pendingRows !== null && this.pendingRows.isEmpty();
   }
 
   value(): Value {
+    if (this.staged) {
+      const node = this.staged.find((f) => f.value.kind === 'node')!.value as Value & { kind: 'node' };
+      return node.ops.sequence(this.staged);
+    }
     return relValue(this.acc ?? this.pendingRows!.id());
   }
 }
@@ -162,6 +189,8 @@ export function rebuild(of: Value, rest: Value[], n: number): Value {
 
 export function isEmptyValue(v: Value, n: number): boolean {
   switch (v.kind) {
+    case 'node':
+      throw new Unsupported('whether a value known only per candidate is empty');
     case 'empty':
       return true;
     case 'set':

@@ -5,7 +5,7 @@
 // (the elements `match ... with e ++ S` takes apart), functions and
 // procedures, and the candidate choices of `with X from S`.
 
-import type { CatInstr, CatPos, Pattern } from './ast.js';
+import type { BinaryOp, CatInstr, CatPos, Pattern, UnaryOp } from './ast.js';
 import { EventSet, Relation } from '../../src/relation/relation.js';
 import { ModelError } from './lexer.js';
 
@@ -22,7 +22,38 @@ export type Value =
   /** A function: a native, or a `fun` of the model with the scope it was made in. */
   | { kind: 'function'; name: string; apply: (arg: Value, pos: CatPos) => Value }
   | { kind: 'procedure'; name: string; param: Pattern; body: CatInstr[] }
-  | { kind: 'choices'; choices: Choices };
+  | { kind: 'choices'; choices: Choices }
+  /**
+   * A set or relation of the candidate at hand, not yet known: a node of
+   * the structure's staged form (models/cat/dag.ts), made when a model is
+   * evaluated once per event structure with rf, co and the final writes
+   * left symbolic.
+   */
+  | SymbolicValue;
+
+/** See Value: a node of a structure's staged form, and what it is (a set of events or a relation). */
+export interface SymbolicValue {
+  kind: 'node';
+  id: number;
+  type: 'set' | 'rel';
+  ops: SymbolicOps;
+}
+
+/** The operations on symbolic values (models/cat/dag.ts's Dag). */
+export interface SymbolicOps {
+  unary(op: UnaryOp, v: Value, pos: CatPos): Value;
+  binary(op: BinaryOp, a: Value, b: Value, pos: CatPos): Value;
+  /** r1 ; r2 ; ..., each factor a relation or (`toid`) a set applied as [S]. */
+  sequence(factors: readonly { toid: boolean; value: Value; pos: CatPos }[]): Value;
+  native(name: string, arg: Value, pos: CatPos): Value | undefined;
+}
+
+/**
+ * A value the staged form cannot follow (an element of a set not known
+ * before the candidate, a comparison of such values, ...): the structure
+ * is then judged by the evaluator of models/cat/evaluate.ts instead.
+ */
+export class Unsupported extends Error {}
 
 /**
  * The candidates of `with X from S` when S is one of herd's generators:
@@ -31,7 +62,7 @@ export type Value =
  * candidate the explorer built (see models/cat/evaluate.ts).
  */
 export type Choices =
-  | { kind: 'linearisations'; over: EventSet; order: Relation }
+  | { kind: 'linearisations'; over: EventSet; order: Relation | SymbolicValue }
   /** One element from each part: each part is a set of values, or choices itself. */
   | { kind: 'cross'; parts: Value[] };
 
@@ -68,11 +99,14 @@ export function typeName(v: Value): string {
       return 'a procedure';
     case 'choices':
       return 'a set of candidate relations (for "with ... from")';
+    case 'node':
+      return v.type === 'set' ? 'a set of events' : 'a relation';
   }
 }
 
 /** Structural equality (for `=`, `in` and removing duplicates from sets of values). */
 export function sameValue(a: Value, b: Value, n: number): boolean {
+  if (a.kind === 'node' || b.kind === 'node') throw new Unsupported('a comparison of values known only per candidate');
   if (isEventSetLike(a) && isEventSetLike(b)) return sameSet(asSetOrNull(a, n)!, asSetOrNull(b, n)!);
   if (isRelationLike(a) && isRelationLike(b)) return asRelOrNull(a, n)!.equals(asRelOrNull(b, n)!);
   if (a.kind !== b.kind) return false;
@@ -103,6 +137,7 @@ const isRelationLike = (v: Value) => v.kind === 'rel';
 
 /** The value as an event set, or null if it is not one (the empty value is both a set and a relation). */
 export function asSetOrNull(v: Value, n: number): EventSet | null {
+  if (v.kind === 'node') throw new Unsupported('a set known only per candidate, where its events are needed');
   if (v.kind === 'set') return v.set;
   if (v.kind === 'empty') return new EventSet(n);
   if (v.kind === 'universe') return EventSet.where(n, () => true);
@@ -111,6 +146,7 @@ export function asSetOrNull(v: Value, n: number): EventSet | null {
 
 /** The value as a relation, or null if it is not one (herd's universe `_` is every pair of events where a relation is needed). */
 export function asRelOrNull(v: Value, n: number): Relation | null {
+  if (v.kind === 'node') throw new Unsupported('a relation known only per candidate, where its pairs are needed');
   if (v.kind === 'rel') return v.rel;
   if (v.kind === 'empty') return Relation.empty(n);
   if (v.kind === 'universe') return Relation.where(n, () => true);
@@ -130,6 +166,8 @@ export function elementsOf(v: Value, n: number, pos: CatPos): Value[] {
       return v.rel.pairs().map(([from, to]) => ({ kind: 'pair', from, to }));
     case 'values':
       return v.elems;
+    case 'node':
+      throw new Unsupported('the elements of a set known only per candidate');
     default:
       throw new ModelError(`expected a set, not ${typeName(v)}`, pos);
   }

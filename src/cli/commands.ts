@@ -30,6 +30,8 @@ interface CheckFlags {
   herdCompatible?: boolean;
   herd?: boolean;
   speedcheck?: boolean;
+  /** Read waiting loops as herd7 does (unrolled), with no liveness verdict. */
+  unrollWaits?: boolean;
   /** Exit 1 when a suite's version under review reaches its bad outcome (for CI). */
   failOnBadOutcome?: boolean;
 }
@@ -78,7 +80,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
   }
   const opts: RunOptions = {
     model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout, trace: o.trace, dot: o.dot, svg: o.svg,
-    herdCompatible: o.herdCompatible, speedcheck: o.speedcheck,
+    herdCompatible: o.herdCompatible, speedcheck: o.speedcheck, waits: o.unrollWaits ? 'unrolled' : undefined,
     print: { herd: !o.quiet && !o.json, json: o.json ?? false },
   };
   const reports = await checkFiles(files, opts, o.jobs);
@@ -149,6 +151,7 @@ function suiteOf(folder: string, reports: FileReport[]) {
       verdict: r.json!.observation,
       expected: r.json!.expected ?? '',
       matches: r.json!.matches,
+      hang: r.json!.liveness?.verdict === 'hang' ? r.json!.liveness.text : undefined,
     }));
   if (rows.length === 0) return undefined;
   const cfg = suiteConfig(abs);

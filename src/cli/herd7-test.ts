@@ -67,6 +67,8 @@ export function checkOne(file: string, opts: HerdOptions, seen: SeenTests, how: 
     r = checkTest(test, {
       model,
       unroll: opts.unroll,
+      // Loops unrolled as herd7 unrolls them, every one.
+      waits: 'unrolled',
       ...herdLimits(opts),
       keepWitnesses: opts.outDir !== undefined && opts.show === 'prop',
       // -nshow: herd stops a test once it has shown that many executions; -show prop shows those satisfying the condition (none shows none).

@@ -345,7 +345,8 @@ function witnessed(file: string, model: Model, spec: string, opts: RecordOptions
   const text = readableText(file);
   if (text === undefined) return `${file}: cannot be read (not a regular file, or too large)`;
   try {
-    return checkSource(text, { model, unroll: opts.unroll, timeoutMs: opts.timeoutMs, maxExecutions: Infinity, keepWitnesses: 'all', primitives: macros.primitives });
+    // A history holds herd7's outputs: loops read as herd7 reads them (unrolled).
+    return checkSource(text, { model, unroll: opts.unroll, timeoutMs: opts.timeoutMs, maxExecutions: Infinity, keepWitnesses: 'all', primitives: macros.primitives, waits: 'unrolled' });
   } catch (e) {
     if (e instanceof LitmusError) return e.format(file);
     const limit = asLimit(e);

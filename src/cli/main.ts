@@ -55,6 +55,7 @@ addLimitOptions(addModelOptions(program
   .option('--herd-compatible', 'also warn (on stderr) about what herd7 would refuse to read; verdicts and exit status are unchanged')
   .option('--herd', "for TypeScript suites: also print herd7's block for every test")
   .option('--speedcheck', "decide each .litmus test's verdict without counting every execution (herd7's -speedcheck): counts, states and flags then cover only the executions built")
+  .option('--unroll-waits', 'read waiting loops as herd7 does (unrolled to --unroll, cut paths not counted) instead of exactly; no liveness verdict')
   .option('--fail-on-bad-outcome', 'exit 1 when a suite\'s version under review can reach its bad outcome (for CI)')
   .action(async (inputs: string[], o) => {
     const { applyModelFlags } = await import('./model-options.js');
@@ -185,6 +186,11 @@ program
   .argument('[args...]', 'herd7 options and test files (litmus herd7 -help)');
 
 program
+  .command('mselect7')
+  .description("herdtools7's mselect7 as the kernel's scripts use it (e.g. find litmus -name '*.litmus' | mselect7 -arch C); also the litmus-mselect7 command")
+  .argument('[args...]', 'mselect7 options and test files (litmus mselect7 -help)');
+
+program
   .command('models')
   .description('list the memory models')
   .action(async () => {
@@ -202,11 +208,17 @@ function fail(e: unknown): never {
   process.exit(2);
 }
 
-// herd7's single-dash options are not commander's: `litmus herd7 ...` goes straight to its own parser.
+// herd7's and mselect7's single-dash options are not commander's: `litmus herd7 ...` and `litmus mselect7 ...` go straight to their own parsers.
 if (process.argv[2] === 'herd7') {
   import('./herd7.js')
     .then(async ({ herd7Main }) => {
       process.exitCode = await herd7Main(process.argv.slice(3));
+    })
+    .catch(fail);
+} else if (process.argv[2] === 'mselect7') {
+  import('./mselect7.js')
+    .then(({ mselect7Main }) => {
+      process.exitCode = mselect7Main(process.argv.slice(3));
     })
     .catch(fail);
 } else program.parseAsync(process.argv).catch(fail);

@@ -8,7 +8,7 @@
 
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { builtinModel, filesSpec, getModel, unknownModelMessage, withMacros } from '../../models/index.js';
+import { builtinModel, filesSpec, getModel, unknownModelMessage, withMacros, withoutShortcutsSpec } from '../../models/index.js';
 import { besideFirst, filesOfConf, findIn, readConf } from '../../models/cat/files.js';
 import { checkConfLines } from './herd7-args.js';
 import { ModelError } from '../../models/cat/lexer.js';
@@ -24,7 +24,8 @@ export class ModelOptionError extends Error {}
  */
 export function modelSpecFromFlags(o: ModelFlags): string {
   // The .def as the user named it (workers share the folder): it is read, and judged, where the primitives are needed.
-  const spec = o.macros === undefined ? specOf(o) : withMacros(specOf(o), o.macros);
+  const named = o.macros === undefined ? specOf(o) : withMacros(specOf(o), o.macros);
+  const spec = o.shortcuts === false ? withoutShortcutsSpec(named) : named;
   getModel(spec); // compiles, or throws ModelError
   return spec;
 }
@@ -77,8 +78,9 @@ function findOrFail(name: string, dirs: string[], what: string): string {
 export function applyModelFlags<T extends ModelFlags>(o: T): o is T & { model: string } {
   try {
     o.model = modelSpecFromFlags(o);
-    // The .def is now part of the model spec, which every layer and worker reads.
+    // The .def (and --no-shortcuts) are now part of the model spec, which every layer and worker reads.
     delete o.macros;
+    delete o.shortcuts;
     return true;
   } catch (e) {
     if (e instanceof ModelError) console.error(e.format());

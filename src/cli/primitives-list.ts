@@ -26,11 +26,12 @@ function describeLowered(name: string, info: Lowered): [string, string] {
   const expansion = info.lower(args, at);
   if (isRunThen(expansion)) {
     // A spin: the loads of its loop, until the condition holds.
-    const first = expansion.run.kind === 'block' ? expansion.run.body[0] : expansion.run;
+    const run = expansion.run;
+    const first = run.kind === 'block' ? run.body[0] : run.kind === 'do' ? run.body : run;
     const load = firstCall(exprOf(first));
     const loadInfo = load && lookupPrimitive(load);
     const order = loadInfo && 'prim' in loadInfo ? ordering(effectOf(loadInfo.prim)) : '';
-    return [`${name}(${info.params.join(', ')})`, `loads ptr with ${load} into VAL until cond (over VAL) holds (a loop, bounded by --unroll), returns VAL; each load: ${order}`];
+    return [`${name}(${info.params.join(', ')})`, `loads ${info.params[0]} with ${load} into VAL until cond (over VAL) holds (a wait: see liveness), returns VAL; each load: ${order}`];
   }
   const text = 'kind' in expansion && expansion.kind === 'assign' ? `${printExpr(expansion.target)} = ${printExpr(expansion.value)}` : printExpr(exprOf(expansion));
   const inner = firstCall(exprOf(expansion));

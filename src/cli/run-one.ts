@@ -3,7 +3,7 @@
 
 import type { TraceJson } from '../report/trace.js';
 import { basename, join } from 'node:path';
-import { checkSource, type CheckResult } from '../check.js';
+import { checkSource, livenessWords, type CheckResult, type Liveness } from '../check.js';
 import { getModel, specMacros, unknownModelMessage } from '../../models/index.js';
 import type { Model } from '../model/model.js';
 import { asLimit, LitmusError } from '../parse/errors.js';
@@ -13,6 +13,7 @@ import { loadMacros, MacroFileError, refuseUnknownTags } from '../events/def.js'
 import type { PrimitiveTable } from '../events/primitives.js';
 import { readInputFile } from '../limits.js';
 import { writeFileAtomic } from '../write-file.cjs';
+import type { WaitReading } from '../program/program.js';
 import { ModelError } from '../../models/cat/lexer.js';
 
 export interface RunOptions {
@@ -29,6 +30,8 @@ export interface RunOptions {
   herdCompatible?: boolean;
   /** Decide the verdict without counting every execution (explore/speedcheck.ts). */
   speedcheck?: boolean;
+  /** How loops are read (program.ts WaitReading): exactly (the default), or unrolled as herd7 does. */
+  waits?: WaitReading;
   /**
    * What the caller prints besides the one-line verdict (default: both):
    * herd7's block and the JSON result. A test with suite metadata always
@@ -75,6 +78,21 @@ export function failedReport(file: string, message: string, pos?: { line: number
   return { file, status: 2, error: `${where}: ${message}`, errors: [{ file, ...pos, message }] };
 }
 
+/** A test's liveness verdict, for --json: with a hang, the thread that waits forever, its line, and what it keeps reading (a loop) or the lock it waits for. */
+export interface LivenessJson {
+  verdict: Liveness['verdict'];
+  why?: string;
+  hangs: number;
+  thread?: number;
+  kind?: Liveness['kind'];
+  line?: number;
+  reads?: { location: string; value: string }[];
+  lock?: string;
+  holder?: number;
+  /** The summary line's words for it. */
+  text: string;
+}
+
 export interface JsonResult {
   file: string;
   name: string;
@@ -95,10 +113,13 @@ export interface JsonResult {
   stats: CheckResult['stats'];
   /** With --speedcheck: positive, negative, states and flags cover only the executions built, not all. */
   countsSkipped?: boolean;
+  /** For a test with waits (read exactly): whether some thread can wait forever (src/check.ts Liveness). */
+  liveness?: LivenessJson;
   meta?: SuiteMeta;
-  /** With --trace: the trace's text and the fix search's findings. */
+  /** With --trace: the trace's text and the fix search's findings (for the condition, and, where a thread can wait forever, for the waits). */
   trace?: string;
   fixes?: TraceJson['fixes'];
+  waitFixes?: TraceJson['fixes'];
 }
 
 /**
@@ -159,14 +180,15 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
       keepWitnesses: wantTrace || opts.dot !== undefined || opts.svg !== undefined,
       speedcheck: opts.speedcheck ? 'decide' : undefined,
       primitives,
+      waits: opts.waits,
     });
     const meta = suiteMeta(text);
     const status: 0 | 1 = r.matches === false ? 1 : 0;
     let trace: string | undefined;
-    let traced: TraceJson | undefined;
+    let traced: (TraceJson & { waits?: TraceJson['fixes'] }) | undefined;
     if (wantTrace) {
-      const { traceJson } = await import('../report/trace.js');
-      traced = traceJson(r, model, { tryFixes: true, limits: { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs } });
+      const { traceWithWaits } = await import('../report/waits.js');
+      traced = traceWithWaits(r, model, { tryFixes: true, limits: { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs } });
       trace = traced.text;
     }
     const limits = { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs };
@@ -193,7 +215,7 @@ export async function runOne(file: string, opts: RunOptions): Promise<FileReport
     const herdWarnings = opts.herdCompatible ? formatFindings(file, findings) : summary === undefined ? undefined : [summary];
     const print = opts.print ?? { herd: true, json: true };
     const herd = print.herd ? herdBlock(r) : undefined;
-    const json = print.json || meta ? { ...toJson(file, r, meta), ...(traced && print.json ? { trace: traced.text, fixes: traced.fixes } : {}) } : undefined;
+    const json = print.json || meta ? { ...toJson(file, r, meta), ...(traced && print.json ? { trace: traced.text, fixes: traced.fixes, waitFixes: traced.waits } : {}) } : undefined;
     return { file, status, herd, human: humanLine(r), trace, ...pictures, json, meta, herdWarnings };
   } catch (e) {
     if (e instanceof LitmusError) {
@@ -229,6 +251,11 @@ export function toJson(file: string, r: CheckResult, meta?: SuiteMeta): JsonResu
     judgement: r.judgement,
     stats: r.stats,
     countsSkipped: r.speedcheck ? true : undefined,
+    liveness: r.liveness && livenessJson(r.liveness),
     meta,
   };
+}
+
+export function livenessJson(l: Liveness): LivenessJson {
+  return { verdict: l.verdict, why: l.why, hangs: l.hangs, thread: l.thread, kind: l.kind, line: l.pos?.line, reads: l.reads, lock: l.lock, holder: l.holder, text: livenessWords(l) };
 }

@@ -18,5 +18,11 @@
 
 import { setFlagsFromString } from 'node:v8';
 
-setFlagsFromString('--interrupt-budget=1000000');
-setFlagsFromString('--semi-space-growth-factor=1');
+/**
+ * The flags, also given on the command line of a process started from the
+ * litmus-herd7 snapshot (src/cli/snapshot.cts): V8 takes a snapshot only
+ * under the flags it was made with.
+ */
+export const V8_FLAGS = ['--interrupt-budget=1000000', '--semi-space-growth-factor=1'];
+
+for (const flag of V8_FLAGS) setFlagsFromString(flag);

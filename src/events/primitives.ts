@@ -507,7 +507,7 @@ export class PrimitiveTable {
     return to ? { name: to, def: own === name } : undefined;
   }
 
-  /** The .def calls a lowered operation expands to, in order. */
+  /** The .def calls a lowered operation expands to, in order, and its loops (`#do`, `#while`), where they start. */
   private expansionCalls(name: string): string[] | undefined {
     const l = this.loweredOps.get(name);
     if (!l) return undefined;
@@ -517,6 +517,7 @@ export class PrimitiveTable {
       if (!v || typeof v !== 'object') return;
       const o = v as { kind?: string; name?: string };
       if (o.kind === 'call' && typeof o.name === 'string') names.push(o.name);
+      if (o.kind === 'do' || o.kind === 'while') names.push(`#${o.kind}`);
       for (const k of Object.values(o)) walk(k);
     };
     walk(l.lower([num(0, pos), { kind: 'name', name: 'x', pos }], pos));
@@ -532,14 +533,19 @@ export class PrimitiveTable {
     const mine = this.expansionCalls(name);
     if (!mine) return undefined;
     const returns = this.loweredOps.get(name)!.returns;
+    // Of operations that expand alike (smp_cond_load_acquire, atomic_cond_read_acquire), the one named most like `name`.
+    let best: string | undefined;
+    const common = (a: string) => { const i = [...a].findIndex((c, k) => c !== name[k]); return i < 0 ? a.length : i; };
     for (const other of this.loweredOps.keys()) {
       const theirs = this.expansionCalls(other)!;
       if (other === name || theirs.length !== mine.length || this.loweredOps.get(other)!.returns !== returns) continue;
       // Every call that differs is one of the same call, now `to`.
       const diff = theirs.map((c, i) => (c !== mine[i] ? i : -1)).filter((i) => i >= 0);
-      if (diff.length >= 1 && diff.every((i) => theirs[i] === to.name && mine[i] === mine[diff[0]])) return other;
+      if (diff.length >= 1 && diff.every((i) => theirs[i] === to.name && mine[i] === mine[diff[0]])) {
+        if (best === undefined || common(other) > common(best)) best = other;
+      }
     }
-    return undefined;
+    return best;
   }
 
   /** Fences of this table that order a subset of what this kind orders (smp_mb → smp_wmb, smp_rmb). */
@@ -680,21 +686,31 @@ function bitOperations(): Map<string, Lowered> {
   // smp_cond_load_relaxed(ptr, cond) and smp_cond_load_acquire(ptr, cond), as
   // the kernel defines them: load *ptr into VAL until cond (an expression over
   // VAL) holds, then return VAL; the acquire form orders that last load before
-  // what follows. The loop is a while loop, bounded by --unroll as any other.
-  // Each load of the acquire form is an smp_load_acquire() (as arm64 does it):
-  // the generic code's control dependency and smp_rmb() give the same
-  // ordering in the kernel, but in the LKMM a control dependency does not
-  // reach past the loop.
-  for (const [name, load] of [['smp_cond_load_relaxed', 'READ_ONCE'], ['smp_cond_load_acquire', 'smp_load_acquire']] as const) {
+  // what follows. The loop is `do VAL = load; while (!cond)` (herd7's reading:
+  // `VAL = load; while (!cond) VAL = load;`, bounded by --unroll; read exactly,
+  // a pass that reads a value failing cond goes round idle: a wait). Each load
+  // of the acquire form is an smp_load_acquire() (as arm64 does it): the
+  // generic code's control dependency and smp_rmb() give the same ordering in
+  // the kernel, but in the LKMM a control dependency does not reach past the
+  // loop. atomic_cond_read_relaxed(v, cond) and atomic_cond_read_acquire(v,
+  // cond) are the same on an atomic_t (the kernel's smp_cond_load_*() of
+  // &v->counter).
+  const condLoads = [
+    ['smp_cond_load_relaxed', 'READ_ONCE', 'ptr'], ['smp_cond_load_acquire', 'smp_load_acquire', 'ptr'],
+    ['atomic_cond_read_relaxed', 'READ_ONCE', 'v'], ['atomic_cond_read_acquire', 'smp_load_acquire', 'v'],
+  ] as const;
+  for (const [name, load, param] of condLoads) {
     ops.set(name, {
-      arity: 2, addrArg: 0, params: ['ptr', 'cond'], returns: true, cond: 1,
-      source: 'include/asm-generic/barrier.h (smp_cond_load_relaxed, smp_cond_load_acquire)',
+      arity: 2, addrArg: 0, params: [param, 'cond'], returns: true, cond: 1,
+      source: param === 'ptr'
+        ? 'include/asm-generic/barrier.h (smp_cond_load_relaxed, smp_cond_load_acquire)'
+        : 'include/linux/atomic.h (atomic_cond_read_relaxed, atomic_cond_read_acquire: smp_cond_load_*() of &v->counter)',
       lower: ([ptr, cond], pos) => {
         const val: Expr = { kind: 'name', name: 'VAL', pos };
-        const read = (): Stmt => ({ kind: 'assign', target: val, value: call(load, [load === 'READ_ONCE' ? deref(ptr) : ptr], pos), pos });
+        const read: Stmt = { kind: 'assign', target: val, value: call(load, [load === 'READ_ONCE' ? deref(ptr) : ptr], pos), pos };
         // `(cond) == 0`: herd7's C has no `!`.
-        const spin: Stmt = { kind: 'while', cond: bin('==', cond, num(0, pos)), body: read(), pos };
-        return { kind: 'run-then', run: { kind: 'block', body: [read(), spin], pos }, value: val };
+        const spin: Stmt = { kind: 'do', body: read, cond: bin('==', cond, num(0, pos)), pos };
+        return { kind: 'run-then', run: spin, value: val };
       },
     });
   }

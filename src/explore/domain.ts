@@ -443,6 +443,7 @@ export function analyseValues(prog: Program, deadline = Deadline.none): ValueAna
             break;
           case 'ctrlpush':
           case 'ctrlpop':
+          case 'head':
             join(pc + 1, regs);
             break;
           case 'branch': {

@@ -11,6 +11,7 @@ import { read } from './reads.js';
 import { depsOf, dropSymbolic, resume, unionOfDeps, usesSymbol } from './schedule.js';
 import { prune, withEvent, type ExploreState, type ThreadState } from './state.js';
 import { rmwWrite, write } from './writes.js';
+import { blockAtGracePeriod } from './liveness.js';
 
 /** A read's bit in a dependency set: its position in its thread's program order. */
 const BIT = (r: Event): bigint => (r.poIndex < SMALL_BITS.length ? SMALL_BITS[r.poIndex] : 1n << BigInt(r.poIndex));
@@ -20,6 +21,8 @@ const SMALL_BITS: readonly bigint[] = Array.from({ length: 64 }, (_, i) => 1n <<
 
 export function execPrim(s: ExploreState, t: number, ts: ThreadState, ins: PrimInstr): void {
   const e = effectOf(ins.prim);
+  // A grace period may never end: the thread may block at it (liveness.ts), or go past it.
+  if (s.graceMayBlock) blockAtGracePeriod(s, ts, ins);
   const done = () => resume(s, t, ts, -1, 0, 0n);
   if (e.object === 'none') {
     withEvent(s, t, ts, { kind: 'F', loc: -1, value: 0, annot: 'ONCE', fence: e.fence, ins }, done);

@@ -33,6 +33,7 @@ import { newEvent, newState } from './state.js';
 import { SearchDone, type SpeedMode } from './speedcheck.js';
 import { asLimit, isStackOverflow } from '../parse/errors.js';
 import type { Deadline } from '../limits.js';
+import type { LivenessResult } from './liveness.js';
 
 export interface ExploreOptions {
   maxExecutions?: number;
@@ -54,6 +55,10 @@ export interface ExploreOptions {
   speedcheck?: SpeedMode;
   /** Prefix checks from the first choice on, none skipped (prefix.ts): for testing the pruning. */
   checkEveryPrefix?: boolean;
+  /** Stop at the first execution in which a thread waits forever (liveness.ts). */
+  stopAtHang?: boolean;
+  /** Judge only executions in which a thread waits forever: no final state is counted (for fixes and audits of liveness). */
+  livenessOnly?: boolean;
 }
 
 /** A candidate that satisfies the condition but that the model forbids, and why. */
@@ -90,6 +95,8 @@ export interface ExploreResult {
   rejectedBy: Map<string, number>;
   /** The first rejected execution found that satisfies the condition (kept with keepWitnesses). */
   forbiddenWitness?: ForbiddenCandidate;
+  /** Where waits are read exactly and the program has some: the executions in which a thread waits forever (liveness.ts). */
+  liveness?: LivenessResult;
 }
 
 /**

@@ -16,6 +16,7 @@ import { coherentRead } from './coherence.js';
 import { prefixConsistent } from './prefix.js';
 import { othersMayWrite } from './reads.js';
 import { prune, type ExploreState } from './state.js';
+import { judgeStuck, lockHeld, spinLockRead } from './liveness.js';
 
 /**
  * Every unfinished thread waits for a write that only a waiting thread can
@@ -30,6 +31,11 @@ export function breakDeadlock(s: ExploreState): void {
   const zeroRead = s.waiting.find(atZero);
   if (zeroRead && s.ts.every((ts, u) => ts.done || s.waiting.some((b) => b.t === u && atZero(b)))) {
     noInitReadUnmatched(s, zeroRead.t, zeroRead.r);
+    return;
+  }
+  // Only locks wait, and none can be taken any more: the threads at them may wait forever (liveness.ts).
+  if (s.liveness && s.waiting.every((b) => b.r.lock === 'LKR')) {
+    judgeStuck(s);
     return;
   }
   if (noCycleThrough(s)) {
@@ -136,7 +142,11 @@ export function pendingStillPossible(s: ExploreState): boolean {
     if (!othersMayWrite(s, r.thread, r.loc, isSymbolic(r.value) ? undefined : r.value)) return false;
   }
   // A read at address 0 waits for the others to finish whatever they may write (zeroReadUnmatched).
-  for (const b of s.waiting) if (!b.ready && b.r.loc !== s.prog.zeroLocation && !othersMayWrite(s, b.t, b.r.loc)) return false;
+  // (A lock held by a thread that will not release it may be waited for forever, where liveness is judged.)
+  for (const b of s.waiting) {
+    if (b.ready || b.r.loc === s.prog.zeroLocation || othersMayWrite(s, b.t, b.r.loc)) continue;
+    if (!(s.liveness && spinLockRead(s, b.r) && lockHeld(s, b.r.loc))) return false;
+  }
   return true;
 }
 

@@ -3,7 +3,8 @@
 // accesses of its critical sections (Model.lockOrders).
 
 import type { Event, LockKind } from '../events/event.js';
-import type { Instr } from '../program/program.js';
+import type { Instr, PrimInstr } from '../program/program.js';
+import { effectOf } from '../events/primitives.js';
 import { coherentAppend, coherentRead } from './coherence.js';
 import { matchPending } from './guesses.js';
 import { chooseSource, offer, othersMayWrite, wait } from './reads.js';
@@ -18,8 +19,11 @@ import { newEvent, popEvent, prune, type ExploreState, type ThreadState } from '
  * coherence order only at its end, each exactly once.
  */
 export function lock(s: ExploreState, t: number, ts: ThreadState, loc: number, addrDeps: bigint, ins: Instr, k: (lkr: Event) => void): void {
-  // A lock taken again inside its own critical section deadlocks.
-  if (openLockWrite(s, t, loc, s.events.length) >= 0) {
+  // A lock taken again inside its own critical section deadlocks: where liveness is judged, a spin_lock() waits
+  // there forever (liveness.ts); a spin_trylock() fails instead (its other branch).
+  const spins = s.liveness && effectOf((ins as PrimInstr).prim).shape === 'lock';
+  const nested = openLockWrite(s, t, loc, s.events.length) >= 0;
+  if (nested && !spins) {
     prune(s);
     return;
   }
@@ -39,7 +43,7 @@ export function lock(s: ExploreState, t: number, ts: ThreadState, loc: number, a
     );
   const list = s.co[loc];
   const last = s.events[list[list.length - 1]];
-  if (last.thread === -1 || last.lock === 'UL') {
+  if (!nested && (last.thread === -1 || last.lock === 'UL')) {
     lkr.rf = last.id;
     list.push(lkw.id);
     if (coherentAppend(s, lkw, lkr)) go();
@@ -47,8 +51,10 @@ export function lock(s: ExploreState, t: number, ts: ThreadState, loc: number, a
     list.pop();
     lkr.rf = -1;
   }
-  // Or wait until an unlock of another thread is last (attach).
-  if (othersMayWrite(s, t, loc)) wait(s, { t, r: lkr, k: () => go(), accept: () => false, ready: false });
+  // Or wait until an unlock of another thread is last (attach); where liveness is judged, also for a lock
+  // held now that no unlock may release (the thread then waits forever: liveness.ts).
+  if (nested) wait(s, { t, r: lkr, k: () => prune(s), accept: () => false, ready: false });
+  else if (othersMayWrite(s, t, loc) || (spins && last.lock === 'LKW')) wait(s, { t, r: lkr, k: () => go(), accept: () => false, ready: false });
   popEvent(s, lkw);
   popEvent(s, lkr);
   ts.po = saved;

@@ -13,9 +13,9 @@ import { SearchDone } from './speedcheck.js';
 /** A whole execution, judged; if inconsistent, the axiom named may be any it breaks. */
 const ANY_AXIOM = { anyAxiom: true } as const;
 
-/** Every thread has finished: judges the execution, unless a guess is still unmatched. */
+/** Every thread has finished: judges the execution, unless a guess is still unmatched (or only waits are asked about). */
 export function finish(s: ExploreState): void {
-  if (s.pending.length > 0) {
+  if (s.pending.length > 0 || s.opts.livenessOnly) {
     prune(s);
     return;
   }
@@ -94,11 +94,12 @@ export function result(s: ExploreState): ExploreResult {
     forbiddenWitness: s.forbidden,
     prefixChecks: c.prefixChecks,
     prefixRejects: c.prefixRejects,
+    liveness: s.liveness ? { stuck: c.stuck, hangs: c.hangs, hang: s.hang } : undefined,
   };
 }
 
 /** A copy of an execution that later exploration will not change. */
-function snapshot(x: Execution): Execution {
+export function snapshot(x: Execution): Execution {
   return lasting(() => {
     const events = x.events.map((e) => ({ ...e }));
     const co = x.co.map((l) => l.slice());

@@ -100,7 +100,7 @@ function readFrom(s: ExploreState, t: number, r: Event, w: Event, forced: boolea
   const co = s.co[r.loc];
   // Reading the last write, r (its thread's last event) gains edges only
   // into itself: a model may say that keeps the prefix as it was.
-  const latest = s.model.latestReadKeepsConsistency === true && w.id === co[co.length - 1];
+  const latest = s.latestRead && w.id === co[co.length - 1];
   if (forced || w.thread === t || (w.thread < 0 && co.length === 1) || latest) k(r);
   else if (s.dropsAnywhere) owe(s, t, () => k(r));
   else if (prefixConsistent(s)) k(r);

@@ -7,11 +7,12 @@ import { execPrim } from './execute.js';
 import { breakDeadlock, pendingStillPossible } from './guesses.js';
 import { finish } from './outcomes.js';
 import { paysOwed } from './prefix.js';
-import { insertAt, prune, removeAt, tick, tickLocal, type ExploreState, type ThreadState } from './state.js';
+import { insertAt, NOT_STUCK, prune, removeAt, tick, tickLocal, type ExploreState, type ThreadState } from './state.js';
+import { anyStuck, backJump, judgeStuck, noteHead } from './liveness.js';
 
 export function initThread(s: ExploreState, t: number): ThreadState {
   const th = s.prog.threads[t];
-  return { done: false, pc: 0, regs: th.initRegs.slice(), deps: th.initRegs.map(() => 0n), ctrl: 0n, ctrlStack: [], po: 0 };
+  return { done: false, pc: 0, regs: th.initRegs.slice(), deps: th.initRegs.map(() => 0n), ctrl: 0n, ctrlStack: [], po: 0, stuck: NOT_STUCK };
 }
 
 /**
@@ -38,7 +39,8 @@ export function advance(s: ExploreState, moved: number | 'all' = -1): void {
     if (moved === 'all') {
       for (let u = 0; u < T; u++) if (!settle(s, u)) return;
     } else if (moved >= 0 && !settle(s, moved)) return;
-    if (!pendingStillPossible(s) || s.search?.cannotMatter(s.ts, s.co, s.events)) {
+    // (A thread that waits forever has no final state: the condition cannot drop its execution.)
+    if (!pendingStillPossible(s) || (s.search?.cannotMatter(s.ts, s.co, s.events) && !(s.liveness && anyStuck(s)))) {
       prune(s);
       return;
     }
@@ -63,8 +65,10 @@ export function advance(s: ExploreState, moved: number | 'all' = -1): void {
       insertAt(s.waiting, wi, b);
       return;
     }
-    if (!unfinished) finish(s);
-    else if (paysOwed(s, -1, false)) breakDeadlock(s);
+    if (!unfinished) {
+      if (s.liveness && anyStuck(s)) judgeStuck(s);
+      else finish(s);
+    } else if (paysOwed(s, -1, false)) breakDeadlock(s);
     else prune(s);
   } finally {
     s.trail.undoTo(mark);
@@ -106,7 +110,16 @@ function runLocal(s: ExploreState, u: number, ts: ThreadState): boolean {
         ts.pc++;
         break;
       case 'jump':
+        if (ins.loop !== undefined) {
+          // The back jump of a loop where waits are read exactly: an idle iteration ends the path (liveness.ts).
+          const go = backJump(s, u, ts, ins.loop);
+          if (go !== 'on') return go === 'stuck';
+        }
         ts.pc = ins.target;
+        break;
+      case 'head':
+        noteHead(s, u, ts, ins.loop);
+        ts.pc++;
         break;
       case 'branch': {
         if (usesSymbol(ins.cond, ts)) return dropSymbolic(s);

@@ -16,6 +16,7 @@ import { ConditionSearch, filterPrunes, stopsEarly } from './speedcheck.js';
 import { witnessOrder, type WitnessOrder } from './likely.js';
 import { Trail } from './trail.js';
 import type { ExploreOptions, ForbiddenCandidate, Outcome } from './explorer.js';
+import { graceMayBlock, hasWaits, type Hang } from './liveness.js';
 
 
 /** Where a thread stands: its next instruction, registers and dependencies. */
@@ -30,7 +31,19 @@ export interface ThreadState {
   ctrlStack: bigint[];
   /** Program-order index of the thread's next event. */
   po: number;
+  /**
+   * Where waits are read exactly (liveness.ts): NOT_STUCK, or the loop
+   * (Thread.loops index) whose idle iteration the thread ended in, or
+   * AT_GRACE_PERIOD, blocked at a synchronize_rcu()/synchronize_srcu() it
+   * never gets past. A stuck thread is also done: it makes no more events.
+   */
+  stuck: number;
 }
+
+/** ThreadState.stuck of a thread that is not stuck. */
+export const NOT_STUCK = -1;
+/** ThreadState.stuck of a thread blocked at a grace period (liveness.ts). */
+export const AT_GRACE_PERIOD = -2;
 
 /** A thread stopped at a read whose write is still to come. */
 export interface Waiting {
@@ -53,6 +66,9 @@ export interface ExploreCounts {
   negative: number;
   prefixChecks: number;
   prefixRejects: number;
+  /** Executions in which some thread waits forever, judged by the model (liveness.ts), and how many it allowed. */
+  stuck: number;
+  hangs: number;
 }
 
 export interface ExploreState {
@@ -117,6 +133,14 @@ export interface ExploreState {
   owed: number;
   /** The model's test of a read's source at the read, where branches may be dropped anywhere (Model.forbiddenSources, prefix.ts sourceForbidden). */
   readonly forbiddenSource?: ForbiddenSource;
+  /** Whether waits are judged for liveness: read exactly, in a program that has some (liveness.ts). */
+  readonly liveness: boolean;
+  /** Whether a thread may block at a grace period: another may wait forever inside a read-side critical section (liveness.ts). */
+  readonly graceMayBlock: boolean;
+  /** The first execution found in which a thread waits forever, and why (liveness.ts). */
+  hang?: Hang;
+  /** Model.latestReadKeepsConsistency for this program (reads.ts readFrom). */
+  readonly latestRead: boolean;
 }
 
 export function newState(prog: Program, model: Model, opts: ExploreOptions): ExploreState {
@@ -124,6 +148,7 @@ export function newState(prog: Program, model: Model, opts: ExploreOptions): Exp
   const deadline = opts.deadline ?? Deadline.after(opts.timeoutMs);
   const domain = computeDomain(prog, deadline);
   const dropsAnywhere = !prog.threads.some((th) => th.code.some((ins) => ins.op === 'loopcheck' || ins.op === 'bound'));
+  const liveness = prog.waits === 'exact' && hasWaits(prog);
   return {
     prog,
     isPrim: prog.threads.map((th) => th.code.map((ins) => ins.op === 'prim')),
@@ -144,7 +169,7 @@ export function newState(prog: Program, model: Model, opts: ExploreOptions): Exp
     open: prog.threads.map(() => []),
     prefix: { sinceReject: 0, skipped: 0, from: opts.checkEveryPrefix ? 0 : prefixChecksFrom(prog), every: opts.checkEveryPrefix ?? false },
     steps: 0,
-    counts: { candidates: 0, pruned: 0, cutPaths: 0, positive: 0, negative: 0, prefixChecks: 0, prefixRejects: 0 },
+    counts: { candidates: 0, pruned: 0, cutPaths: 0, positive: 0, negative: 0, prefixChecks: 0, prefixRejects: 0, stuck: 0, hangs: 0 },
     outcomes: new Map(),
     lastOutcome: undefined,
     flags: new Set(),
@@ -152,12 +177,18 @@ export function newState(prog: Program, model: Model, opts: ExploreOptions): Exp
     forbidden: undefined,
     coherence: newCoherenceScratch(),
     writeProbes: new Map(),
+    // The filter's pruning would drop an execution in which a thread waits forever (it has no final state to filter).
     search: opts.speedcheck ? new ConditionSearch(prog, domain, opts.speedcheck)
-      : filterPrunes(prog) ? new ConditionSearch(prog, domain, 'filter') : undefined,
+      : filterPrunes(prog) && !liveness ? new ConditionSearch(prog, domain, 'filter') : undefined,
     order: stopsEarly(opts.speedcheck) ? witnessOrder(prog, domain, opts.speedcheck === 'reachable' || prog.final.quantifier !== 'forall') : undefined,
     dropsAnywhere,
     owed: -1,
-    forbiddenSource: dropsAnywhere ? model.forbiddenSources?.(prog) : undefined,
+    // The LKMM's forbidden sources assume each thread runs to its end, closing its read-side critical sections: one that waits forever does not.
+    forbiddenSource: dropsAnywhere && !liveness ? model.forbiddenSources?.(prog) : undefined,
+    liveness,
+    graceMayBlock: liveness && graceMayBlock(prog),
+    hang: undefined,
+    latestRead: typeof model.latestReadKeepsConsistency === 'function' ? model.latestReadKeepsConsistency(prog) : model.latestReadKeepsConsistency === true,
   };
 }
 

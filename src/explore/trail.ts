@@ -9,7 +9,7 @@ import type { ThreadState } from './state.js';
 
 /** What one entry undoes. */
 const enum Change {
-  /** A thread's run starts: its pc and control dependencies before it (it was not done). */
+  /** A thread's run starts: its pc and control dependencies before it (it was neither done nor stuck). */
   Start,
   /** A register's value and dependencies before an assignment. */
   Register,
@@ -54,7 +54,9 @@ export class Trail {
       const ts = this.threads[i];
       switch (this.changes[i]) {
         case Change.Start:
+          // A run starts with its thread neither done nor stuck (liveness.ts).
           ts.done = false;
+          ts.stuck = -1;
           ts.pc = this.numbers[i];
           ts.ctrl = this.deps[i];
           break;

@@ -9,6 +9,7 @@ import { lastSectionBefore } from './locks.js';
 import { lastFirst } from './likely.js';
 import { prefixConsistent } from './prefix.js';
 import { offer } from './reads.js';
+import { breaksStuckWait } from './liveness.js';
 import { insertAt, newEvent, popEvent, prune, removeAt, type EventFields, type ExploreState, type ThreadState } from './state.js';
 
 /** A write event of thread t (the second half of an RMW if `partner` is its read), in each place it may take. */
@@ -51,7 +52,8 @@ function placeInCo(s: ExploreState, w: Event, k: () => void): void {
   const before = lastSectionBefore(s, w, list);
   for (let at = 1; at <= list.length; at++) {
     if (s.events[list[at - 1]].lock === 'LKW') continue;
-    if (at <= before) {
+    // Nor after the write a stuck thread's final pass read (liveness.ts): it must stay the last.
+    if (at <= before || (s.liveness && breaksStuckWait(s, w.loc, at))) {
       prune(s);
       continue;
     }

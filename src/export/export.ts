@@ -63,7 +63,7 @@ function lowerStmt(s: Stmt, table: PrimitiveTable): Stmt {
         const info = table.lookup(s.expr.name);
         if (info && 'lower' in info) {
           const x = info.lower(s.expr.args.map((a) => lowerExpr(a, table)), s.expr.pos);
-          return isRunThen(x) ? x.run : isStmt(x) ? x : voided(x);
+          return isRunThen(x) ? lowerStmt(x.run, table) : isStmt(x) ? x : voided(x);
         }
         if (info?.returns) return voided(lowerExpr(s.expr, table));
       }
@@ -71,13 +71,13 @@ function lowerStmt(s: Stmt, table: PrimitiveTable): Stmt {
     }
     case 'decl': {
       const spin = s.init && runThenOf(s.init, table);
-      if (spin) return { kind: 'block', body: [{ ...s, init: undefined }, spin.run, { kind: 'assign', target: { kind: 'name', name: s.name, pos: s.pos }, value: spin.value, pos: s.pos }], pos: s.pos };
+      if (spin) return { kind: 'block', body: [{ ...s, init: undefined }, lowerStmt(spin.run, table), { kind: 'assign', target: { kind: 'name', name: s.name, pos: s.pos }, value: spin.value, pos: s.pos }], pos: s.pos };
       return s.init ? { ...s, init: lowerExpr(s.init, table) } : s;
     }
     case 'assign': {
       // `r = op(...)` of an operation with a loop: its statement, then `r = VAL`.
       const spin = runThenOf(s.value, table);
-      if (spin) return { kind: 'block', body: [spin.run, { ...s, target: lowerExpr(s.target, table), value: spin.value }], pos: s.pos };
+      if (spin) return { kind: 'block', body: [lowerStmt(spin.run, table), { ...s, target: lowerExpr(s.target, table), value: spin.value }], pos: s.pos };
       return { ...s, target: lowerExpr(s.target, table), value: lowerExpr(s.value, table) };
     }
     case 'if':

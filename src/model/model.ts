@@ -40,9 +40,10 @@ export interface Model {
    * event only along po, rf, co or fr out of it (or rf^-1 ; co), for such
    * a read has none of them (it gains only edges into itself). The
    * explorer then makes no prefix check for that choice (a check skipped
-   * only prunes less, it never changes an answer).
+   * only prunes less, it never changes an answer). A function answers for
+   * one program (the sets its code never produces are empty).
    */
-  latestReadKeepsConsistency?: boolean;
+  latestReadKeepsConsistency?: boolean | ((p: Program) => boolean);
   /**
    * Sources the model forbids a read at the read itself, as pruning it
    * declares: given the program, a test of one source of a read against
@@ -68,9 +69,12 @@ export interface Model {
    * model may check only its cheaper axioms (an answer of consistent is
    * then only a "maybe"). `anyAxiom`: an inconsistent execution's verdict
    * may name any axiom it breaks, not the first in the model's order (the
-   * caller counts it, it explains nothing with it).
+   * caller counts it, it explains nothing with it). `axiomsOnly`: judge
+   * by the model's axioms alone, every one computed, with no shortcut of
+   * its own (an interleaving accepted without its axioms, a cheap proof of
+   * a violation): for differential runs (withoutShortcuts).
    */
-  check(x: Execution, opts?: { prefix?: boolean; anyAxiom?: boolean }): Verdict;
+  check(x: Execution, opts?: { prefix?: boolean; anyAxiom?: boolean; axiomsOnly?: boolean }): Verdict;
   /**
    * Why an inconsistent execution is forbidden: a cycle of the relation the
    * violated axiom requires acyclic (or irreflexive), with its name.
@@ -129,4 +133,23 @@ export interface Highlight {
   edges: [number, number][];
   /** Per edge, the part of the relation it belongs to (e.g. ppo, rfe, prop for hb). */
   labels?: string[];
+}
+
+/**
+ * The model with none of its shortcuts (`--no-shortcuts`, for differential
+ * runs): every load-buffering guess, every lock order and every source is
+ * explored, incoherent candidates too, no partial execution is judged,
+ * and every candidate is judged by all of the model's axioms (check's
+ * `axiomsOnly`). Its answers must be the model's: only the time differs.
+ */
+export function withoutShortcuts(m: Model): Model {
+  return {
+    ...m,
+    mayCycleThrough: () => true,
+    lockOrders: () => false,
+    latestReadKeepsConsistency: false,
+    forbiddenSources: undefined,
+    judgesCoherence: () => true,
+    check: (x, o) => (o?.prefix ? { consistent: true, flags: [] } : m.check(x, { axiomsOnly: true })),
+  };
 }

@@ -24,6 +24,12 @@ const INFO_LINE = /([A-Za-z][A-Za-z0-9_/.-]*)[ \t]*=[ \t]*([^\n\r]*)/y;
 /** Lines that belong after the initial state: the "{" is missing. */
 const NOT_HEADER = /(P\d+[ \t]*\(|exists\b|forall\b|~[ \t]*exists\b|locations[ \t]*\[|filter[ \t]*\()/y;
 
+/** A test's first line as herd7 splits it: its architecture (C, AArch64, ...) and name; undefined when it has none. */
+export function firstLine(text: string): { arch: string; name: string } | undefined {
+  const m = FIRST_LINE.exec(text);
+  return m ? { arch: m[1], name: m[2] } : undefined;
+}
+
 export function readHeader(text: string): Header {
   const m = FIRST_LINE.exec(text);
   if (!m) fail('a litmus test starts with "C <name>"', { line: 1, col: 1 });

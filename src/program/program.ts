@@ -90,8 +90,15 @@ export type Instr =
   | { op: 'set'; dst: number; e: PureExpr }
   | { op: 'prim'; prim: Primitive; name: string; dst: number; addr: PureExpr; args: PureExpr[]; pos: Pos }
   | { op: 'branch'; cond: PureExpr; ifFalse: number }
-  | { op: 'jump'; target: number }
+  /** `loop`: the back jump of loop `loop` of its thread (Thread.loops), where waits are read exactly: an iteration that changed nothing ends there (see LoopInfo). */
+  | { op: 'jump'; target: number; loop?: number }
   | { op: 'loopcheck'; counter: number; bound: number; pos: Pos }
+  /**
+   * The head of loop `loop` of its thread, where waits are read exactly:
+   * what an iteration starts from is noted there (LoopInfo's shadows and
+   * mark), for its back jump to tell whether it changed anything.
+   */
+  | { op: 'head'; loop: number }
   /** `a[i]` with i computed: an index outside 0..size-1 drops the execution, flagged INDEX_FLAG. */
   | { op: 'bound'; index: PureExpr; size: number; pos: Pos }
   /**
@@ -117,6 +124,38 @@ export interface Thread {
   initRegs: number[];
   /** Registers that are parameters: never assigned, they always hold their address. */
   paramRegs: number[];
+  /** Its loops, by the index their `head` and back `jump` name (none where waits are unrolled: Program.waits). */
+  loops: LoopInfo[];
+}
+
+/**
+ * How loops are read. 'unrolled' is herd7's reading: every loop unrolled
+ * --unroll times, a path past the bound cut and not counted. 'exact' reads
+ * waits exactly: an iteration that comes back to its loop's head having
+ * made no write, taken no lock and changed no register that the code after
+ * the head reads (an idle iteration: it only re-read memory) leaves the
+ * thread where it was, so a later iteration is the same code against later
+ * values. Such an iteration ends its path as a wait that may go on forever
+ * (the explorer judges it for liveness and counts no final state for it),
+ * and the executions counted are those in which no loop went round idle.
+ * --unroll bounds the iterations as herd7's does (with --unroll 0 no loop
+ * body runs, so a wait is judged from --unroll 1 on); an iteration that
+ * changed something goes round, and past the bound is cut, as in herd7.
+ */
+export type WaitReading = 'exact' | 'unrolled';
+
+/** A loop of a thread, where waits are read exactly (WaitReading). */
+export interface LoopInfo {
+  /** The loop statement's position (`while`, `for`, `do`, or the call it was lowered from). */
+  pos: Pos;
+  /** Its iteration counter (a temporary register). */
+  counter: number;
+  /** The registers live at its head (read before written on some path from it), its own bookkeeping left out. */
+  live: number[];
+  /** Where the head copies each of `live` (same order), for the back jump to compare. */
+  shadows: number[];
+  /** Where the head notes the thread's program-order index: the iteration's events are those from there on. */
+  mark: number;
 }
 
 export interface FinalCheck {
@@ -183,6 +222,8 @@ export interface Program {
   final: FinalCheck;
   observed: Observed[];
   unroll: number;
+  /** How loops are read (see WaitReading). */
+  waits: WaitReading;
   /**
    * The location at address 0 ("0"), or -1. A name a process neither takes
    * as a parameter nor declares is, to herd7, one of its registers, holding
@@ -218,6 +259,8 @@ const rootOf = (name: string): string => /^[^[.]*/.exec(name)![0];
 
 export interface BuildOptions {
   unroll?: number;
+  /** How loops are read: 'exact' (the default) or herd7's 'unrolled' (see WaitReading). */
+  waits?: WaitReading;
   /** The primitive table calls are looked up in (a .def read by src/events/def.ts); the built-in one by default. */
   primitives?: PrimitiveTable;
 }
@@ -226,6 +269,7 @@ export function buildProgram(written: LitmusTest, opts: BuildOptions = {}): Prog
   // Helper functions are inlined at each call; the program is that of the test so written.
   const test = inlineFunctions(written);
   const unroll = opts.unroll ?? 2;
+  const waits = opts.waits ?? 'exact';
   const structs = test.structs ?? [];
   const primitives = opts.primitives ?? BUILTIN_PRIMITIVES;
   const locIds = new Map<string, number>();
@@ -296,7 +340,7 @@ export function buildProgram(written: LitmusTest, opts: BuildOptions = {}): Prog
   reportUnknownPrimitives(procs, primitives);
 
   const initRegNames = (t: number) => registerInits.filter((ri) => ri.thread === t).map((ri) => ri.name);
-  const builders = procs.map((p) => new ThreadBuilder(p.index, { vars, structs }, unroll, primitives, initRegNames(p.index)));
+  const builders = procs.map((p) => new ThreadBuilder(p.index, { vars, structs }, unroll, waits, primitives, initRegNames(p.index)));
   const threads = builders.map((b, i) => b.build(procs[i].params, procs[i].body));
   refuseTooManyPrimitives(threads);
   refuseUnwritableZeroReads(builders, threads);
@@ -453,6 +497,7 @@ export function buildProgram(written: LitmusTest, opts: BuildOptions = {}): Prog
     final: { quantifier: test.quantifier, holds, filter, decide, decideFilter },
     observed,
     unroll,
+    waits,
     zeroLocation,
     test,
     primitives,
@@ -520,6 +565,8 @@ class ThreadBuilder {
   private paramTypes = new Map<string, string>();
   /** The loops being compiled, innermost last: where their `break`s and `continue`s jump. */
   private loops: { breaks: number[]; continues: number[] }[] = [];
+  /** Where waits are read exactly: each loop's head instruction, counter and position, by index (see loopInfos). */
+  private loopHeads: { head: number; counter: number; pos: Pos }[] = [];
   /** Registers' declared types (what a pointer register points to, for `p->f` and `p[i]`). */
   private declTypes = new Map<string, string>();
   private temps = 0;
@@ -540,6 +587,7 @@ class ThreadBuilder {
     /** The shared variables and struct types. */
     private readonly scope: SharedScope,
     private readonly unroll: number,
+    private readonly waits: WaitReading,
     private readonly primitives: PrimitiveTable,
     /** Registers given a value in the initial state (`0:r1=x;`): declared there. */
     initialised: string[] = [],
@@ -569,7 +617,23 @@ class ThreadBuilder {
     collectAssigned(body, this.assigned);
     for (const s of body) this.stmt(s);
     const paramRegs = [...this.params].map((p) => this.regs.indexOf(p));
-    return { index: this.index, code: this.code, regs: this.regs, initRegs: this.initRegs, paramRegs };
+    return { index: this.index, code: this.code, regs: this.regs, initRegs: this.initRegs, paramRegs, loops: this.loopInfos() };
+  }
+
+  /**
+   * The loops' infos, once the code is complete: each loop's live
+   * registers at its head (a backward analysis of the whole thread; every
+   * register but the temporaries is live at its end, where the final
+   * condition may read it), and the registers its head copies them to.
+   */
+  private loopInfos(): LoopInfo[] {
+    if (this.loopHeads.length === 0) return [];
+    const own = new Set(this.loopHeads.flatMap((l) => [l.counter]));
+    const liveIn = liveRegisters(this.code, this.regs);
+    return this.loopHeads.map((l) => {
+      const live = liveIn ? [...liveIn[l.head]].filter((r) => !own.has(r)) : this.regs.map((_, r) => r).filter((r) => !own.has(r));
+      return { pos: l.pos, counter: l.counter, live, shadows: live.map(() => this.temp()), mark: this.temp() };
+    });
   }
 
   private reg(name: string): number {
@@ -685,6 +749,10 @@ class ThreadBuilder {
    * as that condition allows).
    */
   private loop(cond: Expr | undefined, body: Stmt, step: Stmt | undefined, bodyFirst: boolean, pos: Pos): void {
+    if (this.waits === 'exact') {
+      this.exactLoop(cond, body, step, bodyFirst, pos);
+      return;
+    }
     this.emit({ op: 'ctrlpush' });
     const counter = this.temp();
     this.emit({ op: 'set', dst: counter, e: { k: 'const', v: 0 } });
@@ -712,6 +780,51 @@ class ThreadBuilder {
     this.emit({ op: 'jump', target: head });
     (this.code[br] as { ifFalse: number }).ifFalse = this.code.length;
     patch(exits, this.code.length);
+    this.emit({ op: 'ctrlpop' });
+  }
+
+  /**
+   * A loop where waits are read exactly (WaitReading): the same events,
+   * dependencies, bound and cut paths as the unrolled loop above, with a
+   * `head` that notes what each iteration starts from and a back jump that
+   * tells an idle iteration; a do loop's body is compiled once, inside the
+   * loop (`head: body; if (!cond) exit; loopcheck; counter++; jump head`:
+   * as many passes as `body; while (cond) body` makes), so that its first
+   * pass is an iteration too.
+   */
+  private exactLoop(cond: Expr | undefined, body: Stmt, step: Stmt | undefined, bodyFirst: boolean, pos: Pos): void {
+    this.emit({ op: 'ctrlpush' });
+    const counter = this.temp();
+    this.emit({ op: 'set', dst: counter, e: { k: 'const', v: 0 } });
+    const index = this.loopHeads.length;
+    const head = this.emit({ op: 'head', loop: index });
+    this.loopHeads.push({ head, counter, pos });
+    const patch = (jumps: number[], target: number) => {
+      for (const j of jumps) (this.code[j] as { target: number }).target = target;
+    };
+    const ctx = { breaks: [] as number[], continues: [] as number[] };
+    const test = () => this.emit({ op: 'branch', cond: cond ? this.expr(cond) : { k: 'const', v: 1 }, ifFalse: -1 });
+    let br: number;
+    if (bodyFirst) {
+      this.loops.push(ctx);
+      this.stmt(body);
+      this.loops.pop();
+      patch(ctx.continues, this.code.length);
+      br = test();
+      this.emit({ op: 'loopcheck', counter, bound: this.unroll, pos });
+    } else {
+      br = test();
+      this.emit({ op: 'loopcheck', counter, bound: this.unroll, pos });
+      this.loops.push(ctx);
+      this.stmt(body);
+      this.loops.pop();
+      patch(ctx.continues, this.code.length);
+      if (step) this.stmt(step);
+    }
+    this.emit({ op: 'set', dst: counter, e: { k: 'bin', op: '+', a: { k: 'reg', r: counter }, b: { k: 'const', v: 1 } } });
+    this.emit({ op: 'jump', target: head, loop: index });
+    (this.code[br] as { ifFalse: number }).ifFalse = this.code.length;
+    patch(ctx.breaks, this.code.length);
     this.emit({ op: 'ctrlpop' });
   }
 
@@ -1083,4 +1196,78 @@ function reportUnknownPrimitives(procs: Process[], table: PrimitiveTable): void 
   const [first, ...others] = errors;
   if (others.length) first.others = others;
   throw first;
+}
+
+/** Past this many instructions times registers, liveRegisters does not run (every register is then taken as live). */
+const LIVENESS_CAP = 1 << 22;
+
+/**
+ * The registers live at each instruction of a thread's code (read before
+ * written on some path from it), by a backward analysis to a fixpoint; at
+ * the end of the code every register but the temporaries (`$...`, which no
+ * condition names) is live. Undefined past LIVENESS_CAP.
+ */
+export function liveRegisters(code: readonly Instr[], regs: readonly string[]): Set<number>[] | undefined {
+  const n = code.length;
+  if (n * regs.length > LIVENESS_CAP) return undefined;
+  let atEnd = 0n;
+  regs.forEach((name, r) => {
+    if (!name.startsWith('$')) atEnd |= 1n << BigInt(r);
+  });
+  const bits = (rs: number[]) => rs.reduce((a, r) => a | (1n << BigInt(r)), 0n);
+  const uses: bigint[] = [];
+  const defs: bigint[] = [];
+  const next: number[][] = [];
+  code.forEach((ins, pc) => {
+    let u: number[] = [];
+    let d = -1;
+    let succ = [pc + 1];
+    switch (ins.op) {
+      case 'set':
+        u = pureRegs(ins.e);
+        d = ins.dst;
+        break;
+      case 'prim':
+        u = [...pureRegs(ins.addr), ...ins.args.flatMap((a) => pureRegs(a))];
+        d = ins.dst;
+        break;
+      case 'branch':
+        u = pureRegs(ins.cond);
+        succ = [pc + 1, ins.ifFalse];
+        break;
+      case 'jump':
+        succ = [ins.target];
+        break;
+      case 'loopcheck':
+        u = [ins.counter];
+        break;
+      case 'bound':
+        u = pureRegs(ins.index);
+        break;
+      default:
+        break;
+    }
+    uses.push(bits(u));
+    defs.push(d >= 0 ? 1n << BigInt(d) : 0n);
+    next.push(succ);
+  });
+  const live = new Array<bigint>(n + 1).fill(0n);
+  live[n] = atEnd;
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (let pc = n - 1; pc >= 0; pc--) {
+      let out = 0n;
+      for (const s of next[pc]) out |= live[Math.min(s, n)];
+      const v = uses[pc] | (out & ~defs[pc]);
+      if (v !== live[pc]) {
+        live[pc] = v;
+        changed = true;
+      }
+    }
+  }
+  return live.slice(0, n).map((v) => {
+    const set = new Set<number>();
+    for (let r = 0; v !== 0n; v >>= 1n, r++) if (v & 1n) set.add(r);
+    return set;
+  });
 }

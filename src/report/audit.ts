@@ -6,8 +6,11 @@
 // form; an RCU, SRCU or spinlock critical section removed; the forms come
 // from the primitive table) and the test is checked again under the same
 // model and limits. A device is load-bearing when some weakening of it makes the
-// condition reachable. For a suite (tests with Version:/Scenario: headers),
-// the devices each scenario needs, side by side.
+// condition reachable. A test with waits whose every wait terminates is
+// weighed by liveness too: a device is load-bearing when some weakening of it
+// lets a thread wait forever (src/explore/liveness.ts). For a suite (tests
+// with Version:/Scenario: headers), the devices each scenario needs, side by
+// side.
 
 import { effectOf, fenceOrders } from '../events/primitives.js';
 import { explore } from '../explore/explorer.js';
@@ -36,11 +39,16 @@ export interface Weakening {
 
 export type Verdict = 'Always' | 'Sometimes' | 'Never' | 'limit';
 
+/** Whether a test's waits all terminate, some thread can wait forever, or a limit stopped the check. */
+export type Waits = 'terminates' | 'hang' | 'limit';
+
 export interface AuditRow {
   device: Device;
   to: string;
   verdict: Verdict;
-  /** Whether the weakening makes the condition reachable (undefined: a limit stopped the check). */
+  /** For a test whose waits all terminate: whether they still do once weakened. */
+  waits?: Waits;
+  /** Whether the weakening makes the condition reachable, or a thread wait forever (undefined: a limit stopped the check). */
   loadBearing?: boolean;
   /** The limit that stopped the check, if one did. */
   limit?: string;
@@ -49,6 +57,8 @@ export interface AuditRow {
 export interface AuditResult {
   name: string;
   verdict: Verdict;
+  /** For a test with waits: whether every wait terminates as it is (the rows weigh the devices by it only then). */
+  waits?: Waits;
   rows: AuditRow[];
   /** Why nothing was weakened, if nothing was. */
   note?: string;
@@ -142,42 +152,53 @@ function sections(code: readonly Instr[]): [number, number][] {
   return out.sort((a, b) => a[0] - b[0]);
 }
 
-/** The verdict of the program's condition under the model, or 'limit'. */
-function verdictOf(prog: Program, model: Model, limits: Limits): { verdict: Verdict; limit?: string } {
+/** The verdict of the program's condition under the model, and for a program with waits whether one can go on forever; or 'limit'. */
+function verdictOf(prog: Program, model: Model, limits: Limits): { verdict: Verdict; waits?: Waits; limit?: string } {
   try {
     const r = explore(prog, model, limits);
-    return { verdict: r.positive === 0 ? 'Never' : r.negative === 0 ? 'Always' : 'Sometimes' };
+    const waits: Waits | undefined = r.liveness ? (r.liveness.hangs > 0 ? 'hang' : 'terminates') : undefined;
+    return { verdict: r.positive === 0 ? 'Never' : r.negative === 0 ? 'Always' : 'Sometimes', waits };
   } catch (e) {
-    if (e instanceof LimitError) return { verdict: 'limit', limit: e.message };
+    if (e instanceof LimitError) return { verdict: 'limit', waits: 'limit', limit: e.message };
     throw e;
   }
 }
 
 export function auditProgram(prog: Program, model: Model, limits: Limits, sourceLines: readonly string[] = []): AuditResult {
   const base = verdictOf(prog, model, limits);
-  if (base.verdict !== 'Never') {
-    const why = base.verdict === 'limit' ? `checking it reached a limit: ${base.limit}` : `its condition is reachable (${base.verdict}) as it is`;
-    return { name: prog.name, verdict: base.verdict, rows: [], note: `nothing to audit: ${why}`, limit: base.limit };
+  // What the devices are weighed by: the condition where it is Never, the waits where every one terminates.
+  const byCondition = base.verdict === 'Never';
+  const byWaits = base.waits === 'terminates';
+  if (!byCondition && !byWaits) {
+    const why = base.verdict === 'limit' ? `checking it reached a limit: ${base.limit}`
+      : `its condition is reachable (${base.verdict}) as it is${base.waits === 'hang' ? ', and a thread can wait forever' : ''}`;
+    return { name: prog.name, verdict: base.verdict, waits: base.waits, rows: [], note: `nothing to audit: ${why}`, limit: base.limit };
   }
   const ws = weakenings(prog, sourceLines);
   const rows = ws.map((w): AuditRow => {
     const v = verdictOf(applyEdits(prog, w.edits), model, limits);
-    return { device: w.device, to: w.to, verdict: v.verdict, loadBearing: v.verdict === 'limit' ? undefined : v.verdict !== 'Never', limit: v.limit };
+    const limited = v.verdict === 'limit';
+    const bearing = (byCondition && v.verdict !== 'Never') || (byWaits && v.waits === 'hang');
+    return { device: w.device, to: w.to, verdict: v.verdict, waits: byWaits ? v.waits : undefined, loadBearing: limited ? undefined : bearing, limit: v.limit };
   });
-  return { name: prog.name, verdict: base.verdict, rows, note: rows.length === 0 ? 'no ordering device to weaken' : undefined };
+  const weighed = byCondition && byWaits ? undefined : byWaits ? `the condition is reachable (${base.verdict}) as it is: weighed by the waits alone` : undefined;
+  return { name: prog.name, verdict: base.verdict, waits: base.waits, rows, note: rows.length === 0 ? 'no ordering device to weaken' : weighed };
 }
 
 /** The table for one test. */
 export function auditTable(a: AuditResult, model: Model): string {
-  const lines = [`${a.name}: ${a.verdict} under ${model.name}`];
-  if (a.note) return `${lines[0]}; ${a.note}`;
-  lines[0] += `; each ordering device weakened alone:`;
-  const head = ['device', 'line', 'weakened to', 'verdict', 'load-bearing'];
+  const waitsWord = a.waits === 'terminates' ? ', every wait terminates' : a.waits === 'hang' ? ', a thread can wait forever' : '';
+  const lines = [`${a.name}: ${a.verdict} under ${model.name}${waitsWord}`];
+  if (a.note && a.rows.length === 0) return `${lines[0]}; ${a.note}`;
+  lines[0] += a.note ? `; ${a.note}; each ordering device weakened alone:` : `; each ordering device weakened alone:`;
+  const withWaits = a.rows.some((r) => r.waits !== undefined);
+  const head = ['device', 'line', 'weakened to', 'verdict', ...(withWaits ? ['waits'] : []), 'load-bearing'];
   const body = a.rows.map((r) => [
     `P${r.device.thread}: ${clip(r.device.source)}`,
     String(r.device.line ?? ''),
     r.to,
     r.verdict,
+    ...(withWaits ? [r.waits === 'hang' ? 'can hang' : r.waits ?? ''] : []),
     r.loadBearing === undefined ? '?' : r.loadBearing ? 'yes' : 'no',
   ]);
   lines.push(...table(head, body));
@@ -220,7 +241,7 @@ export function suiteAuditTable(s: SuiteAudit): string {
     const [source, to] = k.split('\u0000');
     return [clip(source), to, ...s.scenarios.map((x) => cells.get(k)!.get(x.scenario) ?? '')];
   });
-  const lines = [`Version "${s.version}": which ordering devices each scenario needs (yes: weakening it alone makes the bad outcome reachable)`];
+  const lines = [`Version "${s.version}": which ordering devices each scenario needs (yes: weakening it alone makes the bad outcome reachable, or a thread wait forever)`];
   lines.push(...table(head, body));
   const skipped = s.scenarios.filter((x) => x.audit.note);
   for (const x of skipped) lines.push(`  ${short(x.scenario)}: ${x.audit.note}`);

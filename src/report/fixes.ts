@@ -470,6 +470,15 @@ function wantedOrderings(ins: PrimInstr): Annot[] {
   return wants;
 }
 
+/**
+ * What a fix must make impossible, asked of a changed program: true while it
+ * is still possible, undefined when a limit stopped the check. Monotone in
+ * the changes (more ordering never makes more possible), which the search's
+ * pruning needs: satisfiable (the condition), or a thread waiting forever
+ * (src/report/waits.ts).
+ */
+export type Reaches = (prog: Program, model: Model, limits: Limits) => boolean | undefined;
+
 /** Whether some execution satisfies the condition; undefined when a limit stopped the check. */
 export function satisfiable(prog: Program, model: Model, limits: Limits): boolean | undefined {
   try {
@@ -504,19 +513,20 @@ export const MAX_CHANGES = 3;
 export const MAX_CHECKS = 1000;
 
 /**
- * Minimal sets of changes that forbid the condition, cheapest first (then
+ * Minimal sets of changes that forbid the condition (or what `reaches`
+ * asks), cheapest first (then
  * fewest changes): sets are tried in that order, so every proper subset of
  * a set was tried before it; a set containing a fix already found is
  * skipped, and so is one that monotonicity shows cannot succeed.
  */
-export function findFixes(prog: Program, model: Model, all: readonly Change[], limits: Limits): FixSearch {
+export function findFixes(prog: Program, model: Model, all: readonly Change[], limits: Limits, reaches: Reaches = satisfiable): FixSearch {
   const changes = all.filter((c) => !c.hidden);
   const sets = combinations(changes).sort((a, b) => total(a) - total(b) || a.length - b.length);
   const base = { changes: changes.length, candidates: changes, sets: sets.length, required: [] as string[] };
   let checks = 0;
   const check = (set: readonly Change[]) => {
     checks++;
-    return satisfiable(applyEdits(prog, set.flatMap((c) => c.edits)), model, limits);
+    return reaches(applyEdits(prog, set.flatMap((c) => c.edits)), model, limits);
   };
   const limitHit = 'a check reached the --max-executions/--timeout limits';
   // The strongest change at every site, but those of `without`.

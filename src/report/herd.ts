@@ -1,7 +1,7 @@
 // herd7's output block, line for line, so that scripts that read herd's
 // output (the kernel's judgelitmus.sh, checkghlitmus.sh...) read ours.
 
-import type { CheckResult } from '../check.js';
+import { livenessWords, type CheckResult } from '../check.js';
 
 export function herdBlock(r: CheckResult): string {
   const kind = r.quantifier === 'exists' ? 'Allowed' : r.quantifier === 'forall' ? 'Required' : 'Forbidden';
@@ -35,6 +35,7 @@ export function humanLine(r: CheckResult): string {
     line += `; Result: ${expected} ${r.matches ? 'matches' : 'MISMATCH'}${why}`;
   }
   if (r.flags.length) line += `; flags: ${r.flags.join(', ')}`;
+  if (r.liveness) line += `; ${livenessWords(r.liveness)}`;
   if (r.stats.cutPaths) line += `; ${r.stats.cutPaths} paths cut by the loop bound (see --unroll)`;
   return line;
 }

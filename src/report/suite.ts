@@ -51,11 +51,13 @@ export interface SuiteRow {
   verdict: string;
   expected: string;
   matches: boolean | undefined;
+  /** Where a thread can wait forever (a test with waits: docs/liveness.md), the summary line's words for it. */
+  hang?: string;
 }
 
 export function suiteTable(rows: SuiteRow[], cfg: SuiteConfig): string {
   const head = ['test', 'version', 'scenario', 'verdict', 'expected', ''];
-  const body = rows.map((r) => [r.test, r.version, short(r.scenario), r.verdict, r.expected, r.matches === false ? 'MISMATCH' : r.matches ? 'ok' : '']);
+  const body = rows.map((r) => [r.test, r.version, short(r.scenario), `${r.verdict}${r.hang ? ' (can hang)' : ''}`, r.expected, r.matches === false ? 'MISMATCH' : r.matches ? 'ok' : '']);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
   const fmt = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
   const lines = [fmt(head), fmt(widths.map((w) => '-'.repeat(w)))];
@@ -73,7 +75,7 @@ export function suiteVerdict(rows: SuiteRow[], cfg: SuiteConfig): string | undef
   const reachable = mine.filter((r) => r.verdict !== 'Never');
   if (mine.length === 0) return `No test of version "${cfg.underReview}" in this run.`;
   if (reachable.length === 0) {
-    return `Version "${cfg.underReview}" (under review): ${bad} is impossible in ${mine.length === 1 ? 'the one scenario' : `all ${mine.length} scenarios`} checked.`;
+    return `Version "${cfg.underReview}" (under review): ${bad} is impossible in ${mine.length === 1 ? 'the one scenario' : `all ${mine.length} scenarios`} checked.${hangs(rows, cfg)}`;
   }
   const before = (sc: string) =>
     cfg.baseline && rows.some((r) => r.version === cfg.baseline && r.scenario === sc && r.verdict !== 'Never')
@@ -81,11 +83,19 @@ export function suiteVerdict(rows: SuiteRow[], cfg: SuiteConfig): string | undef
       : '';
   return (
     `Version "${cfg.underReview}" (under review): ${bad} CAN happen, in ${reachable.length} of ${mine.length} scenarios: ` +
-    reachable.map((r) => short(r.scenario) + before(r.scenario)).join(', ') + '.'
+    reachable.map((r) => short(r.scenario) + before(r.scenario)).join(', ') + '.' + hangs(rows, cfg)
   );
+}
+
+/** " A thread can wait forever in s7 (also in "pre")." for the version under review, or nothing. */
+function hangs(rows: SuiteRow[], cfg: SuiteConfig): string {
+  const mine = rows.filter((r) => r.version === cfg.underReview && r.hang);
+  if (mine.length === 0) return '';
+  const before = (sc: string) => (cfg.baseline && rows.some((r) => r.version === cfg.baseline && r.scenario === sc && r.hang) ? ` (also in "${cfg.baseline}")` : '');
+  return ` A thread can wait forever in ${mine.map((r) => short(r.scenario) + before(r.scenario)).join(', ')}.`;
 }
 
 /** Whether the version under review reaches the bad outcome in some scenario of these rows. */
 export function underReviewReaches(rows: readonly SuiteRow[], cfg: SuiteConfig): boolean {
-  return cfg.underReview !== undefined && rows.some((r) => r.version === cfg.underReview && r.verdict !== 'Never');
+  return cfg.underReview !== undefined && rows.some((r) => r.version === cfg.underReview && (r.verdict !== 'Never' || r.hang !== undefined));
 }

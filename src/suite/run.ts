@@ -4,7 +4,7 @@
 // failing cell of the version under review. herd7's blocks only on request.
 
 import { dirname, relative } from 'node:path';
-import { checkTest, type CheckResult } from '../check.js';
+import { checkTest, livenessWords, type CheckResult } from '../check.js';
 import type { Model } from '../model/model.js';
 import type { PrimitiveTable } from '../events/primitives.js';
 import { asLimit, LitmusError } from '../parse/errors.js';
@@ -138,8 +138,8 @@ export async function runSuite(file: string, opts: SuiteRunOptions): Promise<Sui
     if (!opts.quiet) run.out.push(herdBlock(r));
     run.out.push(humanLine(r));
     if (opts.trace) {
-      const { traceReport } = await import('../report/trace.js');
-      run.out.push(traceReport(r, model, { tryFixes: true, limits: { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs }, where: placeOf(suite, suite.tests[0]) }));
+      const { traceWithWaits } = await import('../report/waits.js');
+      run.out.push(traceWithWaits(r, model, { tryFixes: true, limits: { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs }, where: placeOf(suite, suite.tests[0]) }).text);
     }
     return run;
   }
@@ -148,24 +148,53 @@ export async function runSuite(file: string, opts: SuiteRunOptions): Promise<Sui
   }
   const verdict = verdictLine(suite, run.cells);
   run.verdict = verdict;
-  run.reaches = run.cells.some((c) => c.version === suite.underReview && c.result && c.result.observation !== 'Never');
+  run.reaches = run.cells.some((c) => c.version === suite.underReview && c.result && (c.result.observation !== 'Never' || c.result.liveness?.verdict === 'hang'));
   if (verdict) run.out.push(verdict, '');
   run.out.push(suite.title, '', grid(suite, run.cells), '');
+  const waits = waitsLine(run.cells);
+  if (waits) run.out.push(waits, '');
   for (const s of suite.scenarios) run.out.push(`  ${s.name}: ${s.says}`);
   if (opts.explain !== false) {
     const { traceJson } = await import('../report/trace.js');
+    const { waitsTrace } = await import('../report/waits.js');
     for (const c of run.cells) {
-      if (c.version !== suite.underReview || !c.result || c.result.observation === 'Never') continue;
-      run.out.push('', `${c.scenario} in ${c.version}: how the bad outcome happens`);
+      if (c.version !== suite.underReview || !c.result) continue;
       const where = placeOf(suite, suite.tests.find((t) => t.test.name === c.result!.name)!);
-      const v = c.variants?.find((x) => x.result.name === c.result!.name);
-      if (v) run.out.push(`(${v.variant}: ${c.variants!.filter((x) => x.result.positive > 0).map((x) => x.variant).join(', ')} reach it)`);
-      const t = traceJson(c.result, model, { tryFixes: true, limits: { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs }, where, maxWitnesses: 1 });
-      run.out.push(t.text);
-      run.traces.push({ scenario: c.scenario, version: c.version, trace: t.text, fixes: t.fixes });
+      const limits = { maxExecutions: opts.maxExecutions, timeoutMs: opts.timeoutMs };
+      if (c.result.observation !== 'Never') {
+        run.out.push('', `${c.scenario} in ${c.version}: how the bad outcome happens`);
+        const v = c.variants?.find((x) => x.result.name === c.result!.name);
+        if (v) run.out.push(`(${v.variant}: ${c.variants!.filter((x) => x.result.positive > 0).map((x) => x.variant).join(', ')} reach it)`);
+        const t = traceJson(c.result, model, { tryFixes: true, limits, where, maxWitnesses: 1 });
+        run.out.push(t.text);
+        run.traces.push({ scenario: c.scenario, version: c.version, trace: t.text, fixes: t.fixes });
+      }
+      const w = waitsTrace(c.result, model, { tryFixes: true, limits, where });
+      if (w) {
+        run.out.push('', `${c.scenario} in ${c.version}: how a thread waits forever`, w.text);
+        run.traces.push({ scenario: c.scenario, version: c.version, trace: w.text, fixes: w.fixes });
+      }
     }
   }
   return run;
+}
+
+/**
+ * After the grid: where a thread can wait forever, or that every wait
+ * terminates (in the cells whose tests have waits: loops, spin_lock()s).
+ */
+function waitsLine(cells: CellResult[]): string | undefined {
+  const judged = cells.filter((c) => c.result?.liveness);
+  if (judged.length === 0) return undefined;
+  const hanging = judged.filter((c) => c.result!.liveness!.verdict === 'hang');
+  const unknown = judged.filter((c) => c.result!.liveness!.verdict === 'unknown');
+  const of = (cs: CellResult[]) => cs.map((c) => `${c.scenario} in ${c.version}`).join(', ');
+  const parts: string[] = [];
+  if (hanging.length) parts.push(`a thread can wait forever in ${of(hanging)}`);
+  if (unknown.length) parts.push(`not decided in ${of(unknown)} (${unknown[0].result!.liveness!.why})`);
+  const rest = judged.length - hanging.length - unknown.length;
+  if (rest) parts.push(`every wait terminates in ${hanging.length || unknown.length ? 'the other' : rest === 1 ? 'the one' : `all ${rest}`} cell${rest === 1 ? '' : 's'} with waits (loops, spin_lock())`);
+  return `Waits: ${parts.join('; ')}.`;
 }
 
 /**
@@ -229,9 +258,11 @@ async function checkAll(tests: SuiteTest[], how: (t: SuiteTest) => { witnesses: 
     await new Promise((done) => setImmediate(done));
     const { witnesses, decide } = how(t);
     if (decide) {
-      // Traced only if the outcome is reachable: a Never needs no witnesses, nor counts.
+      // Traced only if the outcome is reachable: a Never needs no witnesses, nor counts. A test with waits
+      // is checked in full if deciding its verdict did not decide its waits (docs/liveness.md).
       const decided = checkOne(t, model, { ...limits, speedcheck: 'decide' }, false);
-      if (!witnesses || decided.error || decided.result?.observation === 'Never') {
+      const waitsOpen = decided.result?.liveness?.verdict === 'unknown';
+      if (!waitsOpen && (!witnesses || decided.error || decided.result?.observation === 'Never')) {
         out.push(decided);
         continue;
       }
@@ -263,7 +294,10 @@ export function verdictLine(suite: Suite, cells: CellResult[]): string | undefin
   const missing = suite.scenarios.filter((s) => !checked.some((c) => c.scenario === s.name)).map((s) => s.name);
   const rows: SuiteRow[] = cells
     .filter((c) => c.result)
-    .map((c) => ({ test: `${c.scenario}-${c.version}`, version: c.version, scenario: c.scenario, verdict: c.result!.observation, expected: '', matches: undefined }));
+    .map((c) => ({
+      test: `${c.scenario}-${c.version}`, version: c.version, scenario: c.scenario, verdict: c.result!.observation, expected: '', matches: undefined,
+      hang: c.result!.liveness?.verdict === 'hang' ? livenessWords(c.result!.liveness) : undefined,
+    }));
   const line = suiteVerdict(rows, { underReview: suite.underReview, baseline: suite.baseline, badOutcome: suite.badOutcome });
   if (missing.length === 0) return line;
   return `${line ?? ''} Not checked for "${suite.underReview}": ${missing.join(', ')} (see the errors above).`.trim();
@@ -276,7 +310,7 @@ export function grid(suite: Suite, cells: CellResult[]): string {
     s.name,
     ...suite.versions.map((v) => {
       const c = cells.find((x) => x.scenario === s.name && x.version === v);
-      return c?.result ? c.result.observation : c?.error ? 'error' : '-';
+      return c?.result ? `${c.result.observation}${c.result.liveness?.verdict === 'hang' ? ' (can hang)' : ''}` : c?.error ? 'error' : '-';
     }),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
