@@ -14,13 +14,14 @@ import { Worker } from 'node:worker_threads';
 import type { Task, TaskRequest } from './check-worker.js';
 import type { Limits, TestView } from './explain.js';
 import { scrubPaths } from './paths.js';
+import { LIMITS } from '../limits.js';
 import { unreadSuite, type LoweredSuite } from './suites.js';
 
 /** The longest delay setTimeout keeps (2^31-1 ms, about 24.8 days): a longer one fires at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A checking thread's heap bound, in MB. */
-const DEFAULT_MEMORY_MB = 2048;
+const DEFAULT_MEMORY_MB = LIMITS.workerHeapMb;
 
 export interface CheckerOptions {
   limits: Limits;
