@@ -49,7 +49,21 @@ export const LIMITS = {
   /** Function calls a TypeScript thread or a C process may inline, and statements it may lower (the inlining can grow exponentially). */
   inlinedCalls: 4096,
   loweredStatements: 100_000,
+  /**
+   * The heap of a checking thread (check's and history's workers, serve's),
+   * in MB: a check that outgrows it ends its thread, and that file gets a
+   * limit error (the run goes on).
+   */
+  workerHeapMb: heapMbFromEnv() ?? 2048,
 } as const;
+
+/** LITMUS_WORKER_HEAP_MB: another bound for the checking threads' heap (a machine with less memory), 16 MB to 1 TB. */
+function heapMbFromEnv(): number | undefined {
+  const v = process.env.LITMUS_WORKER_HEAP_MB;
+  if (v === undefined || !/^\d+$/.test(v)) return undefined;
+  const n = Number(v);
+  return n >= 16 && n <= 1 << 20 ? n : undefined;
+}
 
 /** A limit reached, with a position when there is one (timedOut: the --timeout). */
 export function limit(what: string, pos?: Pos, timedOut = false): LimitError {

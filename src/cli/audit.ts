@@ -16,6 +16,8 @@ import { readInputFile } from '../limits.js';
 import { primitivesFor } from './run-one.js';
 import type { PrimitiveTable } from '../events/primitives.js';
 import { ModelError } from '../../models/cat/lexer.js';
+import { jsonFailure } from './json-failure.js';
+import type { JsonError } from './run-one.js';
 
 interface AuditFlags {
   model: string;
@@ -30,22 +32,30 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
   const model = getModel(o.model);
   if (!model) {
     console.error(unknownModelMessage(o.model));
+    if (o.json) console.log(jsonFailure('audit', [{ file: '', message: unknownModelMessage(o.model) }]));
     return 2;
   }
   const macros = primitivesFor(o, model);
   if (macros.error) {
     console.error(macros.error.format());
+    if (o.json) console.log(jsonFailure('audit', [macros.error, ...(macros.error.others ?? [])].map((x) => ({ file: x.file, line: x.pos.line, col: x.pos.col, message: x.message }))));
     return 2;
   }
   const primitives = macros.primitives;
+  // Every error goes to stderr as a line and, with --json, into the document's errors.
+  const errors: JsonError[] = [];
+  const report = (file: string, line: string) => {
+    console.error(line);
+    errors.push({ file, message: line.startsWith(`${file}:`) ? line.slice(file.length + 1).trim() : line });
+  };
   const { files, folders, missing, suites: tsSuites, unreadable } = resolveInputs(inputs);
   let status = 0;
   for (const m of missing) {
-    console.error(`${m}: no such file, folder or bundled test`);
+    report(m, `${m}: no such file, folder or bundled test`);
     status = 2;
   }
   for (const u of unreadable) {
-    console.error(`${u.path}: ${u.message}`);
+    report(u.path, `${u.path}: ${u.message}`);
     status = 2;
   }
   const limits = { maxExecutions: o.maxExecutions, timeoutMs: o.timeout };
@@ -62,7 +72,7 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
     try {
       text = readInputFile(file);
     } catch (e) {
-      console.error(e instanceof LimitError ? e.format(file) : `${file}: cannot read: ${(e as Error).message}`);
+      report(file, e instanceof LimitError ? e.format(file) : `${file}: cannot read: ${(e as Error).message}`);
       status = 2;
       continue;
     }
@@ -75,17 +85,17 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
       // A limit is exit status 2, as for check: on the test itself (nothing audited) or on a weakened copy.
       const limit = audit.limit ?? audit.rows.find((r) => r.limit)?.limit;
       if (limit) {
-        console.error(`${file}: ${limit}${audit.limit ? '' : ' (auditing a weakened copy)'}`);
+        report(file, `${file}: ${limit}${audit.limit ? '' : ' (auditing a weakened copy)'}`);
         status = 2;
         if (audit.limit) continue;
       }
       done.push({ file, meta, audit });
       if (!o.json) console.log(`${auditTable(audit, model)}\n`);
     } catch (e) {
-      if (e instanceof LitmusError) console.error(e.format(file));
-      else if (e instanceof LimitError) console.error(e.format(file));
-      else if (e instanceof ModelError) console.error(e.format());
-      else console.error(`${file}: internal error: ${e instanceof Error ? e.message : String(e)} (please report it)`);
+      if (e instanceof LitmusError) report(file, e.format(file));
+      else if (e instanceof LimitError) report(file, e.format(file));
+      else if (e instanceof ModelError) report(file, e.format());
+      else report(file, `${file}: internal error: ${e instanceof Error ? e.message : String(e)} (please report it)`);
       status = 2;
     }
   }
@@ -94,7 +104,7 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
   const litmusDone = [...done];
   const tsFolders = new Set(tsSuites.map((e) => resolve(dirname(e))));
   for (const entry of tsSuites) {
-    const r = await auditTsSuite(entry, o, model, limits, primitives);
+    const r = await auditTsSuite(entry, o, model, limits, primitives, report);
     if (r.status) status = 2;
     done.push(...r.done);
     if (r.suite) {
@@ -115,7 +125,7 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
   }
   if (o.json) {
     const tests = done.map((d) => ({ file: d.file, model: model.name, ...d.audit, meta: d.meta }));
-    console.log(JSON.stringify({ tests, suites: suites.map(suiteJson) }, null, 2));
+    console.log(JSON.stringify({ tests, suites: suites.map(suiteJson), ...(errors.length ? { errors } : {}) }, null, 2));
   }
   return status;
 }
@@ -125,7 +135,7 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
  * under review), each audited as the C it is inlined into (devices are named
  * by its lines, as `litmus export` writes them).
  */
-async function auditTsSuite(entry: string, o: AuditFlags, model: Model, limits: { maxExecutions: number; timeoutMs: number }, primitives: PrimitiveTable | undefined) {
+async function auditTsSuite(entry: string, o: AuditFlags, model: Model, limits: { maxExecutions: number; timeoutMs: number }, primitives: PrimitiveTable | undefined, report: (file: string, line: string) => void) {
   const out: { status: number; done: { file: string; meta?: SuiteMeta; audit: AuditResult }[]; suite?: SuiteAudit } = { status: 0, done: [] };
   const { readSuite } = await import('../suite/read.js');
   const { SuiteError } = await import('../suite/modules.js');
@@ -134,13 +144,13 @@ async function auditTsSuite(entry: string, o: AuditFlags, model: Model, limits: 
     suite = await readSuite(entry);
   } catch (e) {
     if (!(e instanceof SuiteError)) throw e;
-    console.error(e.format());
+    report(entry, e.format());
     out.status = 2;
     return out;
   }
   const version = o.suiteVersion ?? suite.underReview ?? suite.versions[0];
   if (!suite.versions.includes(version)) {
-    console.error(`${entry}: no version "${version}" (${suite.versions.join(', ')})`);
+    report(entry, `${entry}: no version "${version}" (${suite.versions.join(', ')})`);
     out.status = 2;
     return out;
   }
@@ -154,8 +164,8 @@ async function auditTsSuite(entry: string, o: AuditFlags, model: Model, limits: 
       scenarios.push({ scenario: meta.scenario, audit });
       if (!o.json) console.log(`${auditTable(audit, model)}\n`);
     } catch (e) {
-      if (e instanceof LitmusError) console.error(`${entry}: ${t.test.name}: ${e.message}`);
-      else if (e instanceof LimitError) console.error(`${entry}: ${t.test.name}: ${e.message}`);
+      if (e instanceof LitmusError) report(entry, `${entry}: ${t.test.name}: ${e.message}`);
+      else if (e instanceof LimitError) report(entry, `${entry}: ${t.test.name}: ${e.message}`);
       else throw e;
       out.status = 2;
     }

@@ -10,7 +10,9 @@ import { loadMacros, MacroFileError } from '../events/def.js';
 import { resolveInputs, shard } from './inputs.js';
 import { failedReport, primitivesFor, runOne, toJson, type FileReport, type JsonError, type JsonResult, type RunOptions } from './run-one.js';
 import { suiteConfig, suiteTable, suiteVerdict, underReviewReaches, type SuiteRow } from '../report/suite.js';
-import { runAdaptive, runPool } from './pool.js';
+import { runAdaptive, runPool, signalSeen } from './pool.js';
+import { Interruption } from './interrupt.js';
+import { jsonFailure } from './json-failure.js';
 import { getModel } from '../../models/index.js';
 import { LIMITS, readInputFile } from '../limits.js';
 import { outputFolder, writeFileAtomic, WriteError } from '../write-file.cjs';
@@ -51,15 +53,14 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
     try {
       outputFolder(dir);
     } catch (e) {
-      console.error(`litmus: cannot create the ${flag} folder ${dir}: ${whyFolder(e, dir)}`);
-      return 2;
+      return runFailure(o, `litmus: cannot create the ${flag} folder ${dir}: ${whyFolder(e, dir)}`, [{ file: dir, message: `cannot create the ${flag} folder: ${whyFolder(e, dir)}` }]);
     }
   }
   // A .def that cannot be used stops the run: every test would be checked with primitives it did not define.
   const macros = primitivesFor(o, getModel(o.model));
   if (macros.error) {
-    console.error(macros.error.format());
-    return 2;
+    const all = [macros.error, ...(macros.error.others ?? [])];
+    return runFailure(o, macros.error.format(), all.map((x) => ({ file: x.file, line: x.pos.line, col: x.pos.col, message: x.message })));
   }
   let files = allFiles;
   let tsSuites = allSuites;
@@ -69,8 +70,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
     try {
       mine = new Set(shard([...allFiles, ...allSuites], o.shard));
     } catch (e) {
-      console.error(`litmus: ${(e as Error).message}`);
-      return 2;
+      return runFailure(o, `litmus: ${(e as Error).message}`, [{ file: '', message: (e as Error).message }]);
     }
     files = allFiles.filter((f) => mine.has(f));
     tsSuites = allSuites.filter((f) => mine.has(f));
@@ -83,7 +83,19 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
     herdCompatible: o.herdCompatible, speedcheck: o.speedcheck, waits: o.unrollWaits ? 'unrolled' : undefined,
     print: { herd: !o.quiet && !o.json, json: o.json ?? false },
   };
-  const reports = await checkFiles(files, opts, o.jobs);
+  // A signal stops the run: what is done is printed, with a line (or "interrupted": true) saying so.
+  const stop = new Interruption();
+  let reports: FileReport[];
+  let interrupted: string | undefined;
+  const notChecked: string[] = [];
+  try {
+    const got = await checkFiles(files, opts, o.jobs, stop);
+    reports = got.filter((r): r is FileReport => r !== undefined);
+    notChecked.push(...files.filter((_, i) => got[i] === undefined));
+    if (stop.received) interrupted = stop.line(reports.length, files.length + tsSuites.length);
+  } finally {
+    if (!stop.received) stop.stop();
+  }
 
   for (const r of reports) {
     for (const w of r.herdWarnings ?? []) console.error(w);
@@ -105,9 +117,24 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
   const tsEntries: JsonEntry[] = [];
   const tsSuitesJson: SuiteJson[] = [];
   if (o.speedcheck && tsSuites.length) console.error('litmus: --speedcheck applies to .litmus tests; a TypeScript suite decides its grid as always (traced cells, --herd and --json count every execution)');
+  let suitesDone = 0;
   for (const s of tsSuites) {
+    if (interrupted !== undefined || (await signalSeen(stop.signal))) break;
     const st = await checkSuite(s, o, tsEntries, tsSuitesJson, macros.primitives);
     if (st > status) status = st;
+    suitesDone++;
+  }
+  notChecked.push(...tsSuites.slice(suitesDone));
+  if (stop.received && interrupted === undefined) interrupted = stop.line(reports.length + suitesDone, files.length + tsSuites.length);
+  stop.stop();
+  if (interrupted !== undefined) {
+    // What is done, without the suite tables (a table of part of a suite would read as the whole).
+    console.error(interrupted);
+    if (o.json) {
+      const entries = inInputOrder([...[...inputErrors, ...reports].map(jsonEntry), ...tsEntries], order);
+      console.log(JSON.stringify({ ...jsonReport(stop.exitCode, entries), interrupted: true, signal: stop.received, notChecked }, null, 2));
+    }
+    return stop.exitCode;
   }
   const suites = folders.map((folder) => suiteOf(folder, reports)).filter((x) => x !== undefined);
   if (o.failOnBadOutcome && status < 1 && suites.some((x) => x.reaches)) status = 1;
@@ -194,6 +221,18 @@ function inInputOrder(entries: JsonEntry[], order: string[]): JsonEntry[] {
   const rank = (e: JsonEntry) => at.get(e.file) ?? order.length;
   return entries.map((e, i) => ({ e, i })).sort((a, b) => rank(a.e) - rank(b.e) || a.i - b.i).map(({ e }) => e);
 }
+
+/**
+ * A run that stops before checking anything (a folder it cannot make, a
+ * .def it cannot use, a bad --shard): the line on stderr, and with --json a
+ * whole document on stdout saying so. Exit 2.
+ */
+function runFailure(o: { json?: boolean }, text: string, errors: JsonError[]): number {
+  console.error(text);
+  if (o.json) console.log(jsonFailure('check', errors));
+  return 2;
+}
+
 
 /** What --json prints (and merge): the exit status, counts, every input, and the suites' verdicts. */
 function jsonReport(status: number, results: JsonEntry[], suites?: unknown[]) {
@@ -405,7 +444,7 @@ function jsonDepth(text: string): number {
 const RESULT_STATUSES: ReadonlySet<unknown> = new Set(['ok', 'mismatch', 'error']);
 
 /** A shard's --json output, read: its results, and its own status when it says one. Throws with what is wrong. */
-function readShard(f: string): { results: JsonEntry[]; status?: number; errors?: unknown } {
+function readShard(f: string): { results: JsonEntry[]; status?: number; errors?: unknown; notChecked?: number } {
   const text = readInputFile(f, { maxBytes: LIMITS.jsonBytes });
   const depth = jsonDepth(text);
   if (depth > MAX_JSON_DEPTH) throw new Error(`nested ${depth} levels deep, more than the ${MAX_JSON_DEPTH} of any "litmus check --json" output: not one`);
@@ -425,7 +464,8 @@ function readShard(f: string): { results: JsonEntry[]; status?: number; errors?:
     }
   });
   const status = typeof obj?.status === 'number' ? obj.status : undefined;
-  return { results: results as JsonEntry[], status, errors: obj?.errors };
+  const notChecked = obj?.interrupted === true ? (Array.isArray(obj.notChecked) ? obj.notChecked.length : 0) : undefined;
+  return { results: results as JsonEntry[], status, errors: obj?.errors, notChecked };
 }
 
 export function runMerge(files: string[]): number {
@@ -441,6 +481,13 @@ export function runMerge(files: string[]): number {
     }
     all.push(...shard.results);
     if (shard.status !== undefined && shard.status > worst) worst = Math.min(shard.status, 2);
+    // A run stopped by a signal: what it did is merged, and the merge fails (its inputs were not all checked).
+    if (shard.notChecked !== undefined) {
+      const message = `the run that wrote it was interrupted: ${shard.notChecked} of its inputs not checked`;
+      console.error(`${f}: ${message}`);
+      all.push({ file: f, status: 'error', errors: [{ file: f, message }] });
+      continue;
+    }
     // A run that failed before checking anything (a bad --conf, an unreadable .def): its failure is the merge's.
     if (shard.status === 2 && !shard.results.some((r) => r.status === 'error')) {
       const errors = Array.isArray(shard.errors) ? (shard.errors as JsonError[]) : [];
@@ -464,12 +511,24 @@ function whyFolder(e: unknown, dir: string): string {
   return e instanceof WriteError && e.path === resolve(dir) ? e.reason : (e as Error).message;
 }
 
-/** The files' reports, in input order: on `jobs` worker threads if given, else as runAdaptive decides. */
-async function checkFiles(files: string[], opts: RunOptions, jobs: number | undefined): Promise<FileReport[]> {
-  if (jobs === undefined) return runAdaptive(files, opts, availableParallelism(), runOne);
+/**
+ * The files' reports, in input order: on `jobs` worker threads if given,
+ * else as runAdaptive decides; when `signal` aborts, as far as they got
+ * (undefined for a file not finished).
+ */
+async function checkFiles(files: string[], opts: RunOptions, jobs: number | undefined, stop: Interruption): Promise<(FileReport | undefined)[]> {
+  // A check in this thread, stopped at once by SIGINT.
+  const checkHere = async (file: string, o: RunOptions) => {
+    const running = stop.interruptibly(() => runOne(file, o));
+    return running && (await running.value);
+  };
+  if (jobs === undefined) return runAdaptive(files, opts, availableParallelism(), checkHere, undefined, stop.signal);
   const n = Math.max(1, Math.min(jobs, files.length));
-  if (n > 1) return runPool(files, opts, n);
-  const reports: FileReport[] = [];
-  for (const f of files) reports.push(await runOne(f, opts));
+  if (n > 1) return runPool(files, opts, n, stop.signal);
+  const reports: (FileReport | undefined)[] = new Array(files.length).fill(undefined);
+  for (const [i, f] of files.entries()) {
+    if (await signalSeen(stop.signal)) break;
+    reports[i] = await checkHere(f, opts);
+  }
   return reports;
 }

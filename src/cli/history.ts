@@ -23,6 +23,8 @@ import { executionSteps, executionUnder } from '../report/trace.js';
 import { resolveInputs } from './inputs.js';
 import { LIMITS, readInputBytes, readInputFile } from '../limits.js';
 import { runWorkers } from './pool.js';
+import { Interruption } from './interrupt.js';
+import { jsonFailure } from './json-failure.js';
 import { WriteError } from '../write-file.cjs';
 import { primitivesFor, runModel } from './run-one.js';
 
@@ -52,7 +54,14 @@ export async function runHistoryRecord(dirs: string[], o: HistoryFlags): Promise
     const opts = recordOptions(o);
     const tests = selectTests(dirs, o.procs);
     const t0 = performance.now();
-    const outs = await runTests(tests, opts, o.jobs);
+    const run = await runTests(tests, opts, o.jobs);
+    if (run.stop.received) {
+      // A history of part of the tests would read as the whole: nothing is written.
+      const done = run.outs.filter((x) => x !== undefined).length;
+      console.error(`litmus history: interrupted by ${run.stop.received} after ${done} of ${tests.length} tests: nothing written${o.out !== undefined ? ` (${o.out} is as it was)` : ''}`);
+      return run.stop.exitCode;
+    }
+    const outs = run.outs as string[];
     const wall = (performance.now() - t0) / 1000;
     const entries = tests.map((t, i) => ({ key: t.key, out: outs[i] }));
     const stopped = entries.filter((e) => timedOut(e.out)).length;
@@ -73,17 +82,22 @@ export async function runHistoryCompare(hist: string, dirs: string[], o: History
     const beforeModel = o.beforeModel !== undefined ? modelOf(o.beforeModel) : undefined;
     const old = readHistory(hist);
     const all = selectTests(dirs, o.procs);
-    const tests: (Test & { before: string })[] = [];
+    const allTests: (Test & { before: string })[] = [];
     const notInHistory: string[] = [];
     for (const t of all) {
       const before = old.entryOf(t);
       if (before === undefined) notInHistory.push(t.key);
-      else tests.push({ ...t, before });
+      else allTests.push({ ...t, before });
     }
     const keys = new Set(all.map((t) => t.key));
     const notRun = old.keys.filter((k) => !keys.has(k));
     const t0 = performance.now();
-    const outs = await runTests(tests, opts, o.jobs);
+    const run = await runTests(allTests, opts, o.jobs);
+    // Interrupted: the tests finished are judged and shown; nothing is written.
+    const finished = allTests.map((t, i) => ({ t, out: run.outs[i] })).filter((x): x is { t: typeof x.t; out: string } => x.out !== undefined);
+    const tests = finished.map((x) => x.t);
+    const outs = finished.map((x) => x.out);
+    const interrupted = run.stop.received ? `litmus history: interrupted by ${run.stop.received} after ${tests.length} of ${allTests.length} tests (shown); nothing written` : undefined;
     const wall = (performance.now() - t0) / 1000;
     const counts = Object.fromEntries(CATEGORIES.map(([c]) => [c, 0])) as Record<Category, number>;
     const judged = tests.map((t, i) => {
@@ -91,8 +105,8 @@ export async function runHistoryCompare(hist: string, dirs: string[], o: History
       counts[category]++;
       return { ...t, after: outs[i], category };
     });
-    if (o.destdir !== undefined) tests.forEach((t, i) => writeLitmusOut(o.destdir!, t.file, outs[i], '.out.new'));
-    if (o.out !== undefined) {
+    if (o.destdir !== undefined && !interrupted) tests.forEach((t, i) => writeLitmusOut(o.destdir!, t.file, outs[i], '.out.new'));
+    if (o.out !== undefined && !interrupted) {
       writeHistory(o.out, { header: headerLines(dirs, o, tests.length, outs.filter(timedOut).length, wall), options: optionsRecord(o), entries: judged.map((j) => ({ key: j.key, out: j.after })) });
     }
     const changed = judged.filter((j) => j.category === 'changed');
@@ -103,8 +117,10 @@ export async function runHistoryCompare(hist: string, dirs: string[], o: History
         changed: changed.map((c) => ({ file: c.key, before: observation(c.before), after: observation(c.after) })),
         notInHistory,
         notRun,
+        ...(interrupted ? { interrupted: true, signal: run.stop.received } : {}),
       }, null, 2));
-      return changed.length ? 1 : 0;
+      if (interrupted) console.error(interrupted);
+      return interrupted ? run.stop.exitCode : changed.length ? 1 : 0;
     }
     const label = Object.fromEntries(CATEGORIES) as Record<Category, string>;
     for (const j of judged) {
@@ -121,17 +137,19 @@ export async function runHistoryCompare(hist: string, dirs: string[], o: History
     for (const [c] of CATEGORIES) if (counts[c]) console.log(`${plural[c]}: ${counts[c]}`);
     if (notInHistory.length) console.log(`Not in the history (not compared): ${notInHistory.length}`);
     if (notRun.length) console.log(`In the history but not found under ${dirs.join(' ')}: ${notRun.length}`);
-    return changed.length ? 1 : 0;
-  });
+    if (interrupted) console.error(interrupted);
+    return interrupted ? run.stop.exitCode : changed.length ? 1 : 0;
+  }, o.json);
 }
 
-/** Usage and history errors as one line and exit 2, never a stack trace. */
-async function guarded(body: () => Promise<number>): Promise<number> {
+/** Usage and history errors as one line and exit 2, never a stack trace; with --json, compare's document says so too. */
+async function guarded(body: () => Promise<number>, json = false): Promise<number> {
   try {
     return await body();
   } catch (e) {
     if (e instanceof UsageError || e instanceof HistoryError || e instanceof WriteError) {
       console.error(`litmus history: ${e.message}`);
+      if (json) console.log(jsonFailure('history compare', [{ file: '', message: e.message }]));
       return 2;
     }
     throw e;
@@ -223,19 +241,32 @@ function readHistory(hist: string): { entryOf: (t: Test) => string | undefined; 
   return { entryOf: (t) => h.entries.get(t.key)?.out, keys: [...h.entries.keys()] };
 }
 
-/** Runs the tests on the worker pool, each given up (as timed out) a little after its limit if it has not stopped itself. */
-async function runTests(tests: Test[], opts: RecordOptions, jobs: number | undefined): Promise<string[]> {
+/**
+ * Runs the tests on the worker pool, each given up (as timed out) a little
+ * after its limit if it has not stopped itself; a test whose worker dies
+ * (out of heap, a crash) is saved with a warning saying so, as herd7's
+ * output of a test it could not run. A signal stops the run: the outputs
+ * come back as far as they got (undefined for the others).
+ */
+async function runTests(tests: Test[], opts: RecordOptions, jobs: number | undefined): Promise<{ outs: (string | undefined)[]; stop: Interruption }> {
   const progress = progressLine(tests.length);
-  const outs = await runWorkers<string>(tests.map((t) => t.file), {
-    workerUrl: new URL('./history-worker.js', import.meta.url),
-    workerData: opts,
-    jobs: jobs ?? availableParallelism(),
-    deadlineMs: opts.timeoutMs + Math.max(2000, opts.timeoutMs / 10),
-    onDeadline: () => timedOutOutput(),
-    onDone: progress.update,
-  });
-  progress.end();
-  return outs;
+  const stop = new Interruption();
+  try {
+    const outs = await runWorkers<string>(tests.map((t) => t.file), {
+      workerUrl: new URL('./history-worker.js', import.meta.url),
+      workerData: opts,
+      jobs: jobs ?? availableParallelism(),
+      deadlineMs: opts.timeoutMs + Math.max(2000, opts.timeoutMs / 10),
+      onDeadline: () => timedOutOutput(),
+      onFailure: (file, why) => `Warning: File "${file}": ${why}\n`,
+      onDone: progress.update,
+      signal: stop.signal,
+    });
+    return { outs, stop };
+  } finally {
+    progress.end();
+    stop.stop();
+  }
 }
 
 /** Progress on stderr once a run has taken 3 s: a line redrawn on a terminal, else a line every 10 s. */

@@ -6,6 +6,8 @@ import './v8-flags.cjs';
 import { Command, InvalidArgumentError } from 'commander';
 import { addModelOptions } from './model-flags.js';
 import { OPTION_RULES, ruleText, wholeNumberIn, type NumberRule } from '../limits.js';
+import { jsonFailure, wantsJson, type JsonCommand } from './json-failure.js';
+import type { JsonError } from './run-one.js';
 
 const program = new Command();
 
@@ -19,6 +21,14 @@ function intArg(name: string, rule: NumberRule) {
 }
 
 const JOBS = { min: 1, max: 1024 };
+
+/** How a command reports a bad model option: its line on stderr, and with --json the command's document on stdout. */
+function modelErrorOf(command: JsonCommand, json: boolean | undefined): (text: string, errors: JsonError[]) => void {
+  return (text, errors) => {
+    console.error(text);
+    if (json) console.log(jsonFailure(command, errors));
+  };
+}
 const PORT = { min: 0, max: 65535 };
 
 /**
@@ -37,6 +47,9 @@ program
   .description('Check Linux-kernel C litmus tests against the LKMM, with herd7-compatible output.')
   .version('0.1.0')
   .exitOverride((err) => {
+    // A usage error of a --json run is JSON on stdout too (commander has written its line on stderr).
+    const json = err.exitCode === 0 ? undefined : wantsJson(process.argv.slice(2));
+    if (json) process.stdout.write(`${jsonFailure(json, [{ file: '', message: err.message.replace(/^error: /, '') }])}\n`);
     process.exit(err.exitCode === 0 ? 0 : 2);
   })
   .configureOutput({ outputError: (s, write) => write(s) });
@@ -59,7 +72,7 @@ addLimitOptions(addModelOptions(program
   .option('--fail-on-bad-outcome', 'exit 1 when a suite\'s version under review can reach its bad outcome (for CI)')
   .action(async (inputs: string[], o) => {
     const { applyModelFlags } = await import('./model-options.js');
-    if (!applyModelFlags(o)) return void (process.exitCode = 2);
+    if (!applyModelFlags(o, modelErrorOf('check', o.json))) return void (process.exitCode = 2);
     const { runCheck } = await import('./commands.js');
     process.exitCode = await runCheck(inputs, o);
   });
@@ -97,7 +110,7 @@ addLimitOptions(addModelOptions(program
   .option('--json', 'print results as JSON'))
   .action(async (inputs: string[], o) => {
     const { applyModelFlags } = await import('./model-options.js');
-    if (!applyModelFlags(o)) return void (process.exitCode = 2);
+    if (!applyModelFlags(o, modelErrorOf('audit', o.json))) return void (process.exitCode = 2);
     const { runAudit } = await import('./audit.js');
     process.exitCode = await runAudit(inputs, o);
   });
@@ -170,10 +183,10 @@ historyOptions(history.command('compare'))
   .option('--destdir <dir>', "also write this run's .litmus.out.new files under <dir>, as checklitmushist.sh does")
   .action(async (hist: string, dirs: string[], o) => {
     const { applyModelFlags } = await import('./model-options.js');
-    if (!applyModelFlags(o)) return void (process.exitCode = 2);
+    if (!applyModelFlags(o, modelErrorOf('history compare', o.json))) return void (process.exitCode = 2);
     if (o.beforeModel !== undefined) {
       const before = { model: o.beforeModel };
-      if (!applyModelFlags(before)) return void (process.exitCode = 2);
+      if (!applyModelFlags(before, modelErrorOf('history compare', o.json))) return void (process.exitCode = 2);
       o.beforeModel = before.model;
     }
     const { runHistoryCompare } = await import('./history.js');
@@ -204,7 +217,10 @@ program
   });
 
 function fail(e: unknown): never {
-  console.error(`litmus: ${e instanceof Error ? e.message : String(e)}`);
+  const message = e instanceof Error ? e.message : String(e);
+  console.error(`litmus: ${message}`);
+  const json = wantsJson(process.argv.slice(2));
+  if (json) process.stdout.write(`${jsonFailure(json, [{ file: '', message: `internal error: ${message} (please report it)` }])}\n`);
   process.exit(2);
 }
 

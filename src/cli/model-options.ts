@@ -14,6 +14,7 @@ import { checkConfLines } from './herd7-args.js';
 import { ModelError } from '../../models/cat/lexer.js';
 
 import type { ModelFlags } from './model-flags.js';
+import type { JsonError } from './run-one.js';
 
 /** A problem with the model options (not in a model file): a usage error. */
 export class ModelOptionError extends Error {}
@@ -73,9 +74,11 @@ function findOrFail(name: string, dirs: string[], what: string): string {
 
 /**
  * Replaces the options' model by the spec they name; on a bad model prints
- * one `file:line:col: ...` (or `litmus: ...`) line and returns false.
+ * one `file:line:col: ...` (or `litmus: ...`) line and returns false. With
+ * `onError`, the line and the error as data go to it instead (a --json run
+ * prints its document too).
  */
-export function applyModelFlags<T extends ModelFlags>(o: T): o is T & { model: string } {
+export function applyModelFlags<T extends ModelFlags>(o: T, onError: (text: string, errors: JsonError[]) => void = (text) => console.error(text)): o is T & { model: string } {
   try {
     o.model = modelSpecFromFlags(o);
     // The .def (and --no-shortcuts) are now part of the model spec, which every layer and worker reads.
@@ -83,8 +86,8 @@ export function applyModelFlags<T extends ModelFlags>(o: T): o is T & { model: s
     delete o.shortcuts;
     return true;
   } catch (e) {
-    if (e instanceof ModelError) console.error(e.format());
-    else if (e instanceof ModelOptionError) console.error(`litmus: ${e.message}`);
+    if (e instanceof ModelError) onError(e.format(), [{ file: e.pos.file, line: e.pos.line, col: e.pos.col, message: e.message }]);
+    else if (e instanceof ModelOptionError) onError(`litmus: ${e.message}`, [{ file: '', message: e.message }]);
     else throw e;
     return false;
   }

@@ -13,14 +13,15 @@
 import { Worker } from 'node:worker_threads';
 import type { Task, TaskRequest } from './check-worker.js';
 import type { Limits, TestView } from './explain.js';
-import { scrubPaths } from './paths.js';
+import { scrubPaths, WALK_BOUNDS, type FolderListing } from './paths.js';
+import { LIMITS } from '../limits.js';
 import { unreadSuite, type LoweredSuite } from './suites.js';
 
 /** The longest delay setTimeout keeps (2^31-1 ms, about 24.8 days): a longer one fires at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** A checking thread's heap bound, in MB. */
-const DEFAULT_MEMORY_MB = 2048;
+const DEFAULT_MEMORY_MB = LIMITS.workerHeapMb;
 
 export interface CheckerOptions {
   limits: Limits;
@@ -85,6 +86,11 @@ export class Checker {
   /** A TypeScript suite read (file: its entry's real path, entry: relative to root); undefined when the queue is full. */
   lower(root: string, file: string, entry: string, signal?: AbortSignal, owner: object = {}): Promise<LoweredSuite> | undefined {
     return this.submit<LoweredSuite>({ kind: 'suite', root, file, entry }, entry, owner, (why) => unreadSuite(entry, why), signal);
+  }
+
+  /** The folder's listing (walked in a checking thread); undefined when the queue is full. */
+  list(root: string, bounds?: typeof WALK_BOUNDS, signal?: AbortSignal, owner: object = {}): Promise<FolderListing> | undefined {
+    return this.submit<FolderListing>({ kind: 'list', root, bounds }, 'the folder', owner, (why) => ({ tests: [], suites: [], truncated: `the folder could not be listed: ${why}` }), signal);
   }
 
   get threads(): number {
@@ -187,8 +193,9 @@ export class Checker {
       const id = this.nextId++;
       const { timeoutMs } = this.opts.limits;
       // --timeout follows check's rule (src/limits.ts: 1 ms to a timer's longest delay); the thread gets a grace to explain.
-      const hard = Math.min(timeoutMs + (this.opts.graceMs ?? 10_000), MAX_TIMER_MS);
-      const what = job.task.kind === 'check' ? '' : 'reading the suite ';
+      // A listing is bounded by its own time (WALK_BOUNDS.ms), not --timeout.
+      const hard = Math.min((job.task.kind === 'list' ? (job.task.bounds ?? WALK_BOUNDS).ms : timeoutMs) + (this.opts.graceMs ?? 10_000), MAX_TIMER_MS);
+      const what = job.task.kind === 'check' ? '' : job.task.kind === 'list' ? 'listing ' : 'reading the suite ';
       job.id = id;
       job.timer = setTimeout(() => {
         void this.restart(slot, `${job.label}: ${what}stopped after ${hard} ms (--timeout ${timeoutMs}${job.task.kind === 'check' ? ' and the time to explain' : ''})`);

@@ -97,6 +97,8 @@ export const PAGE_JS = String.raw`'use strict';
       clear(main);
       l.suites.forEach(function (s) { main.appendChild(suiteGrid(s)); });
       main.appendChild(el('h3', { text: 'Tests (' + l.tests.length + ')' }));
+      // A folder too large to list whole says so (the server's bounds), never a silent part.
+      if (l.truncated) main.appendChild(el('p', { cls: 'error', id: 'truncated', text: 'Not every test is listed: ' + l.truncated + '. Serve a smaller folder to see the rest.' }));
       main.appendChild(el('p', {}, [el('a', { href: '#new', text: 'Write a new test\u2026' })]));
       var inGrid = {};
       l.suites.forEach(function (s) { s.tests.forEach(function (t) { inGrid[t.path] = true; }); });

@@ -9,11 +9,12 @@
 // to a hard-linked file, only to a `.litmus` name in a folder under root.
 // Nothing here puts an absolute path in a message.
 
-import { lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
 import { LIMITS, readInputFile } from '../limits.js';
 import { LimitError } from '../parse/errors.js';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { writeFileAtomic, WriteError } from '../write-file.cjs';
+import { suiteMeta, type SuiteMeta } from '../report/suite.js';
 
 /** The largest test read: what check reads (a test larger than this is not one a page can edit). */
 export const MAX_READ_BYTES = LIMITS.fileBytes;
@@ -114,33 +115,81 @@ export function saveTest(root: string, rel: string, text: string): SaveRefusal |
   }
 }
 
+/** How far a listing of the folder served goes: tests and suite entries found, entries looked at, time. */
+export const WALK_BOUNDS = { files: 20_000, entries: 200_000, ms: 5_000 };
+
+/** The tests and suite entries under a folder, and why the listing stopped early, if it did. */
+export interface Walk {
+  tests: string[];
+  suites: string[];
+  /** Why not everything is listed (a bound reached), in words for the page. */
+  truncated?: string;
+}
+
 /**
- * The tests (or suite entries) under root that may be read (readablePath),
- * as relative paths, in name order; symlinked folders are
- * not entered, at most `max` of them.
+ * The tests and TypeScript suite entries under root that may be read
+ * (readablePath), as relative paths, in name order; symlinked folders are
+ * not entered. Bounded (WALK_BOUNDS): at most `files` of them, `entries`
+ * folder entries looked at, `ms` of time; past a bound the walk stops and
+ * says so (the page shows it), never lists part of a folder silently.
  */
-export function filesUnder(root: string, max: number, kind: Readable): string[] {
-  const out: string[] = [];
-  const walk = (dir: string) => {
-    let names: string[];
+export function walkFolder(root: string, bounds = WALK_BOUNDS, visit?: (rel: string, kind: Readable) => void): Walk {
+  const tests: string[] = [];
+  const suites: string[] = [];
+  const until = Date.now() + bounds.ms;
+  let seen = 0;
+  // Depth first in name order, with a stack of folders' remaining entries (no recursion: a deep tree cannot exhaust the stack).
+  const stack: { dir: string; names: Dirent[]; at: number }[] = [];
+  const enter = (dir: string) => {
     try {
-      names = readdirSync(dir).sort();
+      stack.push({ dir, names: readdirSync(dir, { withFileTypes: true }).sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0)), at: 0 });
     } catch {
-      return;
-    }
-    for (const name of names) {
-      if (out.length >= max) return;
-      const p = join(dir, name);
-      const st = lstatSync(p, { throwIfNoEntry: false });
-      if (st?.isDirectory()) walk(p);
-      else if (kindOf(name) === kind) {
-        const rel = relative(root, p).split(sep).join('/');
-        if (readablePath(root, rel, kind)) out.push(rel);
-      }
+      // an unreadable folder is passed over
     }
   };
-  walk(root);
-  return out;
+  enter(root);
+  while (stack.length) {
+    const top = stack[stack.length - 1];
+    if (top.at >= top.names.length) {
+      stack.pop();
+      continue;
+    }
+    const d = top.names[top.at++];
+    if (++seen > bounds.entries) return { tests, suites, truncated: `the listing stopped after ${bounds.entries} entries of the folder (files and folders): the tests after them are not listed` };
+    if (seen % 1024 === 0 && Date.now() > until) return { tests, suites, truncated: `the listing stopped after ${bounds.ms / 1000} s (${seen} entries of the folder looked at): the tests after them are not listed` };
+    const p = join(top.dir, d.name);
+    if (d.isDirectory()) {
+      enter(p);
+      continue;
+    }
+    const kind = kindOf(d.name);
+    if (!kind) continue;
+    const rel = relative(root, p).split(sep).join('/');
+    if (!readablePath(root, rel, kind)) continue;
+    if (tests.length + suites.length >= bounds.files) return { tests, suites, truncated: `only the first ${bounds.files} tests and suites are listed` };
+    (kind === 'test' ? tests : suites).push(rel);
+    visit?.(rel, kind);
+  }
+  return { tests, suites };
+}
+
+/** The folder's listing as the page gets it: each test with its suite header, the suite entries, and why it stops early. */
+export interface FolderListing {
+  tests: { path: string; name: string; meta?: SuiteMeta }[];
+  suites: string[];
+  truncated?: string;
+}
+
+/** walkFolder, each test read for its suite header (in a checking thread: a large folder never holds the server's). */
+export function listFolder(root: string, bounds = WALK_BOUNDS): FolderListing {
+  const tests: FolderListing['tests'] = [];
+  // Each test read as it is found, so that the walk's time bound covers the reading too.
+  const w = walkFolder(root, bounds, (path, kind) => {
+    if (kind !== 'test') return;
+    const read = readTest(root, path);
+    tests.push({ path, name: basename(path, '.litmus'), meta: read && 'text' in read ? suiteMeta(read.text) : undefined });
+  });
+  return { tests, suites: w.suites, ...(w.truncated ? { truncated: w.truncated } : {}) };
 }
 
 /**

@@ -20,15 +20,15 @@
 
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { isIPv6, type AddressInfo } from 'node:net';
+import { isIPv6, type AddressInfo, type Socket } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { suiteConfig, suiteMeta, suiteVerdict, type SuiteConfig, type SuiteMeta, type SuiteRow } from '../report/suite.js';
+import { suiteConfig, suiteVerdict, type SuiteConfig, type SuiteMeta, type SuiteRow } from '../report/suite.js';
 import { Checker } from './checker.js';
 import type { Limits } from './explain.js';
 import { PAGE_CSS, PAGE_HTML, PAGE_JS } from './page.js';
-import { filesUnder, MAX_READ_BYTES, readablePath, readTest, saveTest, scrubPaths } from './paths.js';
+import { MAX_READ_BYTES, readablePath, readTest, saveTest, scrubPaths, type FolderListing, type WALK_BOUNDS } from './paths.js';
 import { listed, suiteTestPath, type LoweredSuite, type ServedSuite, type ServedTest } from './suites.js';
 
 export interface ServeOptions {
@@ -42,8 +42,17 @@ export interface ServeOptions {
   allowHosts?: string[];
   /** Largest request body accepted, in bytes (default 256 KiB). */
   maxBody?: number;
-  /** Connections open at once (default 64); more are closed as they come. */
+  /**
+   * Connections that have not yet shown the token (default 64): past it, the
+   * oldest such connection is closed to make room, so that a flood of
+   * connections never locks out a request that carries the token. Connections
+   * that showed it have room of their own (three times as many).
+   */
   maxConnections?: number;
+  /** How long a request's headers may take to arrive, in ms (default 5,000): a connection trickling them is closed. */
+  headersTimeoutMs?: number;
+  /** How far the listing of the folder goes (default paths.ts WALK_BOUNDS). */
+  walkBounds?: typeof WALK_BOUNDS;
   /** Checks waiting beyond which new ones get 503 (default 64). */
   maxQueue?: number;
   /** A test to open first (relative to root). */
@@ -63,7 +72,6 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-const MAX_FILES = 20_000;
 /** What a 503 asks a client to wait before trying again, in seconds. */
 export const RETRY_AFTER_S = 5;
 const TOKEN_HEADER = 'x-litmus-token';
@@ -81,17 +89,22 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
   const maxBody = opts.maxBody ?? 256 * 1024;
   const token = randomBytes(32).toString('base64url');
   const checker = new Checker({ limits: opts.limits, threads: opts.threads, graceMs: opts.graceMs, maxQueue: opts.maxQueue });
+  const listings = new Listings(root, checker, opts.walkBounds);
   const hosts = acceptedHosts(host, opts.allowHosts ?? []);
   let port = opts.port ?? 0;
   const cookieName = () => `litmus-token-${port}`;
-  const server = createServer((req, res) => {
+  const headersTimeout = opts.headersTimeoutMs ?? 5_000;
+  // The header deadline is enforced when connections are checked: often enough that it is what it says.
+  const server = createServer({ connectionsCheckingInterval: Math.max(50, Math.min(1000, headersTimeout / 4)) }, (req, res) => {
     handle(req, res).catch((e: unknown) => {
       if (res.headersSent) res.destroy();
       else send(res, 500, 'text/plain', `internal error: ${scrubPaths(e instanceof Error ? e.message : String(e))} (please report it)\n`);
     });
   });
-  server.maxConnections = opts.maxConnections ?? 64;
-  server.headersTimeout = 20_000;
+  const guard = new ConnectionGuard(opts.maxConnections ?? 64);
+  server.maxConnections = guard.hardCap;
+  server.on('connection', (socket) => guard.admit(socket));
+  server.headersTimeout = headersTimeout;
   server.requestTimeout = 60_000;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -106,6 +119,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     if (!entering && !sameSecret(tokenOf(req, cookieName()), token)) {
       return send(res, 403, 'text/plain', 'no or wrong token: open the address litmus serve printed (it ends in ?token=...)\n');
     }
+    guard.trust(req.socket);
     const route = ROUTES[path];
     if (!route) return notFound(res);
     if (req.method !== route.method) {
@@ -126,7 +140,7 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       if (path === '/static/app.js') return send(res, 200, 'text/javascript; charset=utf-8', PAGE_JS);
       if (path === '/static/app.css') return send(res, 200, 'text/css; charset=utf-8', PAGE_CSS);
       if (path === '/api/status') return json(res, 200, checker.status());
-      const l = await listing(root, checker, opts.open, asker);
+      const l = await listing(root, checker, opts.open, asker, listings.get());
       return l === 'busy' ? busy(res) : json(res, 200, l);
     }
     if (req.headers.origin === undefined || req.headers.origin.toLowerCase() !== `http://${(req.headers.host ?? '').toLowerCase()}`) {
@@ -170,6 +184,8 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
     const target = field('path');
     if (target === undefined) return send(res, 400, 'text/plain', 'no "path" to save to\n');
     const refused = saveTest(root, target, source);
+    // A new test is listed at once.
+    listings.forget();
     if (refused) return send(res, refused.status, 'text/plain', `${refused.message}\n`);
     return json(res, 200, { saved: target });
   }
@@ -265,7 +281,9 @@ export async function startServer(opts: ServeOptions): Promise<RunningServer> {
       if (read === 'busy' || !read) return read;
       return { title: read.title, config: read.config, items: read.tests.map((t, i) => ({ ...t, text: () => read.texts[i] })) };
     }
-    const s = folderSuites(root, litmusTests(root)).find((x) => x.dir === dir);
+    const folder = await listings.get();
+    if (folder === 'busy') return 'busy';
+    const s = folderSuites(root, folder.tests).find((x) => x.dir === dir);
     if (!s) return undefined;
     const items = s.tests.map((t) => ({ ...t, text: () => {
       const read = readTest(root, t.path);
@@ -314,17 +332,85 @@ export interface Listing {
   tests: { path: string; name: string; meta?: SuiteMeta }[];
   /** Folders of .litmus files with suite headers (dir: the folder), and TypeScript suites (dir: their suite.ts), each with its version under review. */
   suites: (Omit<ServedSuite, 'config'> & { underReview?: string })[];
+  /** Why not every test under the folder is listed (a bound of paths.ts WALK_BOUNDS), when one was reached. */
+  truncated?: string;
 }
 
 /** How many tests one /api/verdicts request may name. */
 const MAX_VERDICTS = 64;
 
-/** The .litmus tests under root (symlinked folders are not entered), with their suite headers. */
-function litmusTests(root: string): { path: string; name: string; meta?: SuiteMeta }[] {
-  return filesUnder(root, MAX_FILES, 'test').map((path) => {
-    const read = readTest(root, path);
-    return { path, name: basename(path, '.litmus'), meta: read && 'text' in read ? suiteMeta(read.text) : undefined };
-  });
+/**
+ * Who holds the server's connections. A connection that has not shown the
+ * token (whose headers may still be trickling in) is "pending"; at most
+ * `pending` of them are kept, the oldest closed when another comes, so
+ * that 64 connections sending a header line now and then cannot lock out
+ * the page (whose requests come whole, at once). A connection that has
+ * shown the token is kept (up to three times as many more: hardCap).
+ */
+class ConnectionGuard {
+  /** Pending connections, oldest first. */
+  private readonly waiting = new Set<Socket>();
+  private readonly trusted = new WeakSet<Socket>();
+
+  constructor(private readonly pending: number) {}
+
+  /** The most connections open at once (node's maxConnections: past it, new ones are refused). */
+  get hardCap(): number {
+    return this.pending * 4;
+  }
+
+  admit(socket: Socket): void {
+    this.waiting.add(socket);
+    socket.once('close', () => this.waiting.delete(socket));
+    while (this.waiting.size > this.pending) {
+      const oldest = this.waiting.values().next().value as Socket;
+      this.waiting.delete(oldest);
+      oldest.destroy();
+    }
+  }
+
+  /** A connection whose request carried the token. */
+  trust(socket: Socket): void {
+    if (this.trusted.has(socket)) return;
+    this.trusted.add(socket);
+    this.waiting.delete(socket);
+  }
+}
+
+/** How long a listing of the folder is kept: requests meanwhile share it (a save forgets it). */
+const LISTING_TTL_MS = 5_000;
+
+/**
+ * The folder's listing (paths.ts listFolder), walked in a checking thread,
+ * never on the server's: at most one walk at a time, its answer shared by
+ * every request for LISTING_TTL_MS.
+ */
+class Listings {
+  private last: { at: number; answer: Promise<FolderListing | Busy> } | undefined;
+
+  constructor(
+    private readonly root: string,
+    private readonly checker: Checker,
+    private readonly bounds?: typeof WALK_BOUNDS,
+  ) {}
+
+  get(): Promise<FolderListing | Busy> {
+    if (this.last && Date.now() - this.last.at < LISTING_TTL_MS) return this.last.answer;
+    const walking = this.checker.list(this.root, this.bounds);
+    if (!walking) return Promise.resolve('busy');
+    // Infinity while it runs: requests meanwhile wait for this walk, not another.
+    const entry: { at: number; answer: Promise<FolderListing | Busy> } = { at: Infinity, answer: Promise.resolve('busy') };
+    entry.answer = walking.then((l) => {
+      entry.at = Date.now();
+      return l;
+    });
+    this.last = entry;
+    return entry.answer;
+  }
+
+  forget(): void {
+    this.last = undefined;
+  }
 }
 
 /** The folders whose tests carry suite headers. */
@@ -354,11 +440,13 @@ async function servedSuite(root: string, checker: Checker, entry: string, asker:
  * are suites, and the TypeScript suites with their tests (each read in a
  * checking thread; one that cannot be read in time is listed with why).
  */
-export async function listing(root: string, checker: Checker, open?: string, asker: Asker = { signal: new AbortController().signal }): Promise<Listing | Busy> {
-  const tests = litmusTests(root);
+export async function listing(root: string, checker: Checker, open?: string, asker: Asker = { signal: new AbortController().signal }, walked?: Promise<FolderListing | Busy>): Promise<Listing | Busy> {
+  const folder = await (walked ?? checker.list(root) ?? 'busy');
+  if (folder === 'busy') return 'busy';
+  const tests = [...folder.tests];
   const suites = folderSuites(root, tests);
   // As many at a time as there are checking threads: a folder of many suites does not fill the queue.
-  const entries = filesUnder(root, MAX_FILES, 'suite');
+  const entries = folder.suites;
   const read: (LoweredSuite | undefined | Busy)[] = new Array(entries.length);
   let next = 0;
   const lane = async () => {
@@ -374,7 +462,10 @@ export async function listing(root: string, checker: Checker, open?: string, ask
     suites.push(listed(s));
     tests.push(...s.tests);
   }
-  return { root: basename(root), open, tests, suites: suites.map(({ config, ...s }) => ({ ...s, underReview: config.underReview })) };
+  return {
+    root: basename(root), open, tests, suites: suites.map(({ config, ...s }) => ({ ...s, underReview: config.underReview })),
+    ...(folder.truncated ? { truncated: folder.truncated } : {}),
+  };
 }
 
 /** Whether an address is "any": listening on it accepts connections to every address of the host. */
