@@ -38,11 +38,6 @@ export function rcuGraceConstraints(sections: Relation, syncRcu: EventSet): Grac
 
 export interface GraceResult {
   ok: boolean;
-  /**
-   * When not ok and no choice was needed to see it: the order with the
-   * edges the grace periods force, for explaining the cycle.
-   */
-  forced?: Relation;
 }
 
 /**
@@ -52,15 +47,15 @@ export interface GraceResult {
  */
 export function graceRespected(order: Relation, constraints: readonly GraceConstraint[]): GraceResult {
   if (constraints.length === 0) return { ok: order.acyclic() };
-  return solve(order, constraints, true);
+  return solve(order, constraints);
 }
 
-function solve(order: Relation, constraints: readonly GraceConstraint[], top: boolean): GraceResult {
+function solve(order: Relation, constraints: readonly GraceConstraint[]): GraceResult {
   let rel = order;
   let open = constraints;
   for (;;) {
     const closure = rel.plus();
-    if (!closure.irreflexive()) return { ok: false, forced: top ? rel : undefined };
+    if (!closure.irreflexive()) return { ok: false };
     const forced: [number, number][] = [];
     const undecided: GraceConstraint[] = [];
     for (const c of open) {
@@ -77,7 +72,7 @@ function solve(order: Relation, constraints: readonly GraceConstraint[], top: bo
     if (undecided.length === 0) return { ok: true };
     const [c, ...rest] = undecided;
     for (const edge of [[c.unlock, c.gp], [c.gp, c.lock]] as [number, number][]) {
-      if (solve(rel.or(Relation.fromPairs(rel.n, [edge])), rest, false).ok) return { ok: true };
+      if (solve(rel.or(Relation.fromPairs(rel.n, [edge])), rest).ok) return { ok: true };
     }
     return { ok: false };
   }

@@ -12,12 +12,34 @@ import type { ModelFiles } from './cat/files.js';
 import { lkmm } from './lkmm.js';
 import { sc } from './sc.js';
 import { x86tso } from './x86tso.js';
+import { modelTextFiles } from './texts.js';
+
+/**
+ * A model explained from the definitions of the same model compiled from
+ * its files (Model.orderOf and Model.explain, models/cat/explain.ts), the
+ * files compiled when first explained. The built-in models are explained
+ * so from their own text (models/text/), and the kernel's files run on the
+ * built-in copy from those files: every explanation names the model's own
+ * definitions, the same under the built-in model, its text, and the
+ * kernel's files however commented.
+ */
+function explainedBy(model: Model, files: () => ModelFiles, where: 'shown' | 'not shown'): Model {
+  let compiled: Model | undefined;
+  const of = () => (compiled ??= compileModelFiles(files()));
+  // A built-in model is not a file of the user's: where its text defines a name is not shown.
+  const place = <T extends { definedAt?: string[] }>(v: T | undefined): T | undefined => (v && where === 'not shown' ? { ...v, definedAt: undefined } : v);
+  return {
+    ...model,
+    orderOf: (x, a, b) => place(of().orderOf!(x, a, b)),
+    explain: (x, axiom) => place(of().explain!(x, axiom)),
+  };
+}
 
 /** The built-in models and the other names each answers to (herd's model file names among them). */
 export const BUILTIN_MODELS: readonly { model: Model; aliases: readonly string[] }[] = [
-  { model: lkmm, aliases: ['linux-kernel'] },
-  { model: sc, aliases: [] },
-  { model: x86tso, aliases: ['tso', 'x86', 'x86tso'] },
+  { model: explainedBy(lkmm, () => modelTextFiles('lkmm'), 'not shown'), aliases: ['linux-kernel'] },
+  { model: explainedBy(sc, () => modelTextFiles('sc'), 'not shown'), aliases: [] },
+  { model: explainedBy(x86tso, () => modelTextFiles('x86-tso'), 'not shown'), aliases: ['tso', 'x86', 'x86tso'] },
 ];
 
 /** The built-in models by name (kept for callers that list them). */
@@ -139,5 +161,6 @@ function modelOfFiles(files: ModelFiles): Model {
   const known = files.compiled || files.skipChecks.length > 0 ? undefined : fingerprintOfFiles(files);
   // A .def with tags the built-in copy does not know: the files' own model gives them their meaning.
   if (known?.fingerprint !== KERNEL_LKMM_FINGERPRINT || (files.macros !== undefined && macrosHaveNewTags(files.macros))) return compileModelFiles(files, {}, known);
-  return { ...lkmm, name: filesModelName(files), description: `${describeFiles(files, known.title)} (the kernel's LKMM: litmus's built-in copy)` };
+  const copy = { ...builtinModel('lkmm')!, name: filesModelName(files), description: `${describeFiles(files, known.title)} (the kernel's LKMM: litmus's built-in copy)` };
+  return explainedBy(copy, () => ({ ...files, compiled: true }), 'shown');
 }

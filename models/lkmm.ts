@@ -6,7 +6,7 @@
 
 import type { Execution } from '../src/model/execution.js';
 import type { Event } from '../src/events/event.js';
-import type { Highlight, Model, Ordering, Verdict } from '../src/model/model.js';
+import type { Model, Verdict } from '../src/model/model.js';
 import { EventSet, fixpoint, lasting, Relation, scratch } from '../src/relation/relation.js';
 import { rcuGraceConstraints } from './grace-periods.js';
 import { findsInterleaving, interleavingShape, type InterleavingShape } from './interleaving.js';
@@ -396,44 +396,6 @@ export const lkmm: Model = {
   preserved(x: Execution): [number, number][] {
     return scratch(() => lkmmRelations(x).ppo.pairs());
   },
-  explain(x: Execution, axiom: string): Highlight | undefined {
-    return scratch(() => {
-      const L = lkmmRelations(x);
-      const byAxiom: Record<string, [string, () => Relation]> = {
-        coherence: ['po-loc|com', () => L.poLoc.or(L.com)],
-        'happens-before': ['hb', () => L.hb],
-        propagation: ['pb', () => L.pb],
-        rcu: ['rb', () => L.rb],
-      };
-      if (axiom === 'atomic') {
-        // An RMW whose read and write another thread's write comes between.
-        for (const [a, b] of L.rmwAll.pairs()) {
-          for (const m of L.fre.successors(a)) {
-            if (L.coe.has(m, b)) return { name: 'atomic', edges: [[a, m], [m, b]], labels: ['fre', 'coe'] };
-          }
-        }
-        return undefined;
-      }
-      const pick = byAxiom[axiom];
-      const edges = pick?.[1]().cycle();
-      if (!edges) return undefined;
-      // Spell hb and pb steps out in the terms that make them.
-      const steps: Step[] = [];
-      for (const [a, b] of edges) {
-        const spelled = axiom === 'coherence'
-          ? [[a, b, L.poLoc.has(a, b) ? 'po-loc' : x.rel.rf.has(a, b) ? 'rf' : x.rel.co.has(a, b) ? 'co' : 'fr'] as Step]
-          : axiom === 'happens-before' ? hbSteps(L, a, b)
-          : axiom === 'propagation' ? pbSteps(L, a, b)
-          : axiom === 'rcu' ? rbSteps(L, a, b)
-          : undefined;
-        steps.push(...(spelled ?? [[a, b, pick[0]]]));
-      }
-      return { name: pick[0], edges: steps.map(([a, b]) => [a, b]), labels: steps.map(([, , l]) => l) };
-    });
-  },
-  orderOf(x: Execution, a: number, b: number): Ordering | undefined {
-    return scratch(() => lkmmOrder(x, a, b));
-  },
 };
 
 /**
@@ -443,125 +405,6 @@ export const lkmm: Model = {
 export function checkEveryAxiom(x: Execution, opts?: { prefix?: boolean }): Verdict {
   const st = staticOf(x);
   return scratch(() => checkAxioms(x, st, opts?.prefix ?? false));
-}
-
-/**
- * How the LKMM keeps a -> b (one thread) in order in this execution: by a
- * term of ppo (execution order: dependencies, acquire, smp_rmb(), ...), a
- * strong fence or cumul-fence (propagation order), or coherence (po-loc);
- * or by a chain of those through other events of the thread.
- */
-function lkmmOrder(x: Execution, a: number, b: number): Ordering | undefined {
-  const L = lkmmRelations(x);
-  const ev = x.events;
-  const { po, int } = x.rel;
-  const name = (e: number) => ev[e].text ?? 'this access';
-  const direct = (p: number, q: number): Ordering | undefined => {
-    if (L.strongFence.has(p, q)) {
-      const f = ev.find((e) => e.kind === 'F' && po.has(p, e.id) && po.has(e.id, q) && L.strongFence.has(p, q) &&
-        (e.fence === 'MB' || e.fence === 'sync-rcu' || e.srcu === 'sync-srcu' || (e.fence?.startsWith('after-') ?? false) || e.fence === 'before-atomic'));
-      const how = f ? `${f.text ?? f.fence}()` : L.Mb.has(p) ? `${name(p)} (fully ordered)` : L.Mb.has(q) ? `${name(q)} (fully ordered)` : 'a full barrier';
-      return { how, relation: 'strong-fence', cumulative: true };
-    }
-    if (L.poRel.has(p, q)) return { how: `release (${name(q)})`, relation: 'po-rel', cumulative: true };
-    if (L.wmb.has(p, q)) return { how: 'smp_wmb()', relation: 'wmb', cumulative: false };
-    if (L.acqPo.has(p, q)) return { how: `acquire (${name(p)})`, relation: 'acq-po', cumulative: false };
-    if (L.rmb.has(p, q)) return { how: 'smp_rmb()', relation: 'rmb', cumulative: false };
-    if (L.addr.has(p, q)) return { how: 'an address dependency', relation: 'addr', cumulative: false };
-    if (L.data.has(p, q) && x.sets.W.has(q)) return { how: 'a data dependency', relation: 'data', cumulative: false };
-    if (L.ctrl.has(p, q) && x.sets.W.has(q)) return { how: 'a control dependency', relation: 'ctrl', cumulative: false };
-    if (L.poUnlockLockPo.has(p, q)) return { how: 'a lock (unlock then lock)', relation: 'po-unlock-lock-po', cumulative: false };
-    if (L.ppo.has(p, q)) return { how: 'preserved program order', relation: 'ppo', cumulative: false };
-    if (L.cumulFence.has(p, q)) return { how: 'a cumulative fence', relation: 'cumul-fence', cumulative: false };
-    if (L.poLoc.has(p, q) && x.sets.M.has(p) && x.sets.M.has(q)) return { how: 'the same location (coherence)', relation: 'po-loc', cumulative: false };
-    return undefined;
-  };
-  const d = direct(a, b);
-  if (d) return d;
-  const M = x.sets.M;
-  const step = L.ppo.or(L.strongFence, L.cumulFence, L.poLoc).and(int).restrict(M, M);
-  const path = step.path(a, b);
-  if (!path || path.length < 3) return undefined;
-  const parts = path.slice(1).map((v, i) => direct(path[i], v)!);
-  return { how: parts.map((o) => o.how).join(', then '), relation: parts.map((o) => o.relation).join(';'), cumulative: parts[0].cumulative };
-}
-
-/** One step of an explained cycle: from, to, the relation that links them. */
-type Step = [number, number, string];
-type LkmmRelations = ReturnType<typeof lkmmRelations>;
-
-/** hb = ppo | rfe | (prop \ id) & int, one edge in those terms. */
-function hbSteps(L: LkmmRelations, a: number, b: number): Step[] | undefined {
-  if (L.ppo.has(a, b)) return [[a, b, 'ppo']];
-  if (L.rfe.has(a, b)) return [[a, b, 'rfe']];
-  return propSteps(L, a, b);
-}
-
-/** prop = (overwrite & ext)? ; cumul-fence* ; rfe?, one edge as its path. */
-function propSteps(L: LkmmRelations, a: number, b: number): Step[] | undefined {
-  const firsts: [number, Step[]][] = [[a, []]];
-  for (const v of L.coe.successors(a)) firsts.push([v, [[a, v, 'coe']]]);
-  for (const v of L.fre.successors(a)) firsts.push([v, [[a, v, 'fre']]]);
-  const lasts: [number, Step[]][] = [[b, []]];
-  for (let u = 0; u < L.rfe.n; u++) if (L.rfe.has(u, b)) lasts.push([u, [[u, b, 'rfe']]]);
-  for (const [m1, head] of firsts) {
-    for (const [m2, tail] of lasts) {
-      const path = L.cumulFence.path(m1, m2);
-      if (!path) continue;
-      const mid: Step[] = path.slice(1).flatMap((v, i) => cumulFenceSteps(L, path[i], v));
-      return [...head, ...mid, ...tail];
-    }
-  }
-  return undefined;
-}
-
-/**
- * cumul-fence = A-cumul(strong-fence | po-rel) | wmb | po-unlock-lock-po
- * (then rmw-sequence), one edge named by its term; A-cumul's rfe apart.
- */
-function cumulFenceSteps(L: LkmmRelations, u: number, v: number): Step[] {
-  const direct = (p: number, q: number) =>
-    L.poRel.has(p, q) ? 'po-rel' : L.strongFence.has(p, q) ? 'strong-fence' : L.wmb.has(p, q) ? 'wmb'
-      : L.poUnlockLockPo.has(p, q) ? 'po-unlock-lock-po' : undefined;
-  const d = direct(u, v);
-  if (d) return [[u, v, d]];
-  for (const m of L.rfe.successors(u)) {
-    const t = L.poRel.has(m, v) ? 'po-rel' : L.strongFence.has(m, v) ? 'strong-fence' : undefined;
-    if (t) return [[u, m, 'rfe'], [m, v, t]];
-  }
-  return [[u, v, 'cumul-fence']];
-}
-
-/** rb = prop ; rcu-fence ; hb* ; pb* ; [Marked], one edge as its path. */
-function rbSteps(L: LkmmRelations, a: number, b: number): Step[] | undefined {
-  const hbOrPb = L.hb.or(L.pb);
-  for (const m1 of L.prop.successors(a)) {
-    for (const m2 of L.rcuFence.successors(m1)) {
-      const path = hbOrPb.path(m2, b);
-      if (!path) continue;
-      const rest: Step[] = [];
-      for (let i = 0; i + 1 < path.length; i++) {
-        const [p, q] = [path[i], path[i + 1]];
-        rest.push(...((L.hb.has(p, q) ? hbSteps(L, p, q) : pbSteps(L, p, q)) ?? [[p, q, L.hb.has(p, q) ? 'hb' : 'pb']]));
-      }
-      return [...(propSteps(L, a, m1) ?? [[a, m1, 'prop']]), [m1, m2, 'rcu-fence'], ...rest];
-    }
-  }
-  return undefined;
-}
-
-/** pb = prop ; strong-fence ; hb*, one edge as its path. */
-function pbSteps(L: LkmmRelations, a: number, b: number): Step[] | undefined {
-  for (const m1 of L.prop.successors(a)) {
-    for (const m2 of L.strongFence.successors(m1)) {
-      const path = L.hb.path(m2, b);
-      if (!path) continue;
-      const hbs: Step[] = [];
-      for (let i = 0; i + 1 < path.length; i++) hbs.push(...(hbSteps(L, path[i], path[i + 1]) ?? [[path[i], path[i + 1], 'hb']]));
-      return [...(propSteps(L, a, m1) ?? [[a, m1, 'prop']]), [m1, m2, 'strong-fence'], ...hbs];
-    }
-  }
-  return undefined;
 }
 
 /** `rcuBroken`: the rcu axiom is known to fail (rcuSurelyViolated), the axioms before it decide the verdict. */

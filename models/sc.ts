@@ -4,8 +4,7 @@
 // section it waits for contains (models/grace-periods.ts).
 
 import type { Execution } from '../src/model/execution.js';
-import type { Highlight, Model, Ordering, Verdict } from '../src/model/model.js';
-import { scratch } from '../src/relation/relation.js';
+import type { Model, Verdict } from '../src/model/model.js';
 import { graceConstraints, graceRespected } from './grace-periods.js';
 
 export const sc: Model = {
@@ -28,21 +27,5 @@ export const sc: Model = {
   },
   preserved(x: Execution): [number, number][] {
     return x.rel.po.restrict(x.sets.M, x.sets.M).pairs();
-  },
-  explain(x: Execution, axiom: string): Highlight | undefined {
-    if (axiom !== 'sc' && axiom !== 'rcu') return undefined;
-    return scratch(() => {
-      const { po, rf, co } = x.rel;
-      const fr = rf.inv().seq(co);
-      const order = po.or(rf, co, fr);
-      const all = axiom === 'sc' ? order : graceRespected(order, graceConstraints(x)).forced;
-      const edges = all?.cycle();
-      if (!edges) return undefined;
-      const labels = edges.map(([a, b]) => (po.has(a, b) ? 'po' : rf.has(a, b) ? 'rf' : co.has(a, b) ? 'co' : fr.has(a, b) ? 'fr' : 'gp'));
-      return { name: axiom, edges, labels };
-    });
-  },
-  orderOf(): Ordering {
-    return { how: 'program order (sequential consistency)', relation: 'po', cumulative: true };
   },
 };

@@ -8,7 +8,7 @@
 // after its rcu_read_lock and before its rcu_read_unlock in that order.
 
 import type { Execution } from '../src/model/execution.js';
-import type { Highlight, Model, Ordering, Verdict } from '../src/model/model.js';
+import type { Model, Verdict } from '../src/model/model.js';
 import { scratch } from '../src/relation/relation.js';
 import { graceConstraints, graceRespected } from './grace-periods.js';
 
@@ -32,27 +32,6 @@ export const x86tso: Model = {
   },
   preserved(x: Execution): [number, number][] {
     return scratch(() => tsoRelations(x).ppo.pairs());
-  },
-  explain(x: Execution, axiom: string): Highlight | undefined {
-    if (axiom !== 'tso' && axiom !== 'rcu') return undefined;
-    return scratch(() => {
-      const { rf, co, ppo, fenced, ghb } = tsoRelations(x);
-      const all = axiom === 'tso' ? ghb : graceRespected(ghb, graceConstraints(x)).forced;
-      const edges = all?.cycle();
-      if (!edges) return undefined;
-      const labels = edges.map(([a, b]) =>
-        ppo.has(a, b) ? 'ppo' : fenced.has(a, b) ? 'fence' : rf.has(a, b) ? 'rfe' : co.has(a, b) ? 'co' : ghb.has(a, b) ? 'fr' : 'gp');
-      return { name: axiom === 'tso' ? 'ghb' : 'rcu', edges, labels };
-    });
-  },
-  orderOf(x: Execution, a: number, b: number): Ordering | undefined {
-    return scratch(() => {
-      const { ppo, fenced } = tsoRelations(x);
-      if (fenced.has(a, b)) return { how: 'a full barrier or locked instruction', relation: 'fence', cumulative: true };
-      if (ppo.has(a, b)) return { how: 'x86 program order (all but a store before a load)', relation: 'ppo', cumulative: true };
-      if (x.rel.po.and(x.rel.loc).has(a, b)) return { how: 'the same location', relation: 'po-loc', cumulative: true };
-      return undefined;
-    });
   },
 };
 

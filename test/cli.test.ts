@@ -214,15 +214,15 @@ describe('litmus check: output', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toContain('Candidate reaching 1:r0=1; 1:r1=0; is forbidden by the "happens-before" axiom:');
     // The stale read of buf is overwritten by the write that the release
-    // orders before flag=1, which the acquire reads: a cycle in hb.
-    expect(r.stdout).toContain('the hb cycle: P1.2 -fre-> P0.1 -po-rel-> P0.2 -rfe-> P1.1 -ppo-> P1.2');
+    // orders before flag=1, which the acquire reads: a cycle in hb, the check named as the model names it, each step by its definition.
+    expect(r.stdout).toContain('the happens-before cycle: P1.2 -fr-> P0.1 -po-rel-> P0.2 -rfe-> P1.1 -acq-po-> P1.2');
   });
 
   it('--trace names the cycle under SC and x86-TSO too', async () => {
     const sc = await litmus('check', '-q', '--trace', '-m', 'sc', 'sb.litmus');
     expect(sc.stdout).toContain('the sc cycle: P1.2 -fr-> P0.1 -po-> P0.2 -fr-> P1.1 -po-> P1.2');
     const tso = await litmus('check', '-q', '--trace', '-m', 'x86-tso', join('suite', 'mp.litmus'));
-    expect(tso.stdout).toContain('the ghb cycle: P1.2 -fr-> P0.1 -ppo-> P0.2 -rfe-> P1.1 -ppo-> P1.2');
+    expect(tso.stdout).toContain('the tso cycle: P1.2 -fr-> P0.1 -ppo-> P0.2 -rfe-> P1.1 -ppo-> P1.2');
   });
 
   it('--trace says when no candidate at all reaches the condition', async () => {
@@ -250,7 +250,7 @@ describe('litmus check: output', () => {
     // A Never draws the forbidden candidate with its hb cycle.
     const mp = readFileSync(join(dir, 'pictures', 'mp.dot'), 'utf8');
     expect(mp).toContain('forbidden by \\"happens-before\\"');
-    for (const step of ['fre', 'po-rel', 'rfe', 'ppo']) expect(mp).toContain(`label="hb: ${step}"`);
+    for (const step of ['fr', 'po-rel', 'rfe', 'acq-po']) expect(mp).toContain(`label="happens-before: ${step}"`);
   });
 
   it('--svg writes an SVG picture per test without Graphviz, and says where', async () => {

@@ -7,7 +7,10 @@ import { MAX_NESTING, parseLitmus } from '../src/parse/parser.js';
 import { printLitmus } from '../src/parse/printer.js';
 import { asLimit, LimitError, LitmusError } from '../src/parse/errors.js';
 import { checkSource } from '../src/check.js';
-import { lkmm } from '../models/lkmm.js';
+import { builtinModel } from '../models/index.js';
+
+/** The built-in LKMM, explained from its definitions (models/text/lkmm.cat, models/cat/explain.ts). */
+const lkmm = builtinModel('lkmm')!;
 import { herdBlock } from '../src/report/herd.js';
 import { traceReport } from '../src/report/trace.js';
 import { spawnSync } from 'node:child_process';

@@ -5,6 +5,7 @@ import { parseLitmus } from '../src/parse/parser.js';
 import { printLitmus } from '../src/parse/printer.js';
 import { herdBlock } from '../src/report/herd.js';
 import { checkEveryAxiom, lkmm, lkmmRelations } from '../models/lkmm.js';
+import { builtinModel } from '../models/index.js';
 import type { Model } from '../src/model/model.js';
 import { traceReport } from '../src/report/trace.js';
 import { stepNumbers } from '../src/report/steps.js';
@@ -575,7 +576,7 @@ describe('traces say what the model says', () => {
         if (!text) return;
         const r = checkSource(text, { model: lkmm, keepWitnesses: true });
         expect(r.positive).toBeGreaterThan(0);
-        const trace = traceReport(r, lkmm);
+        const trace = traceReport(r, builtinModel('lkmm')!);
         const blocks = trace.split(/^Witness for /m).slice(1);
         const witnesses = r.exploration.outcomes.filter((o) => o.positive && o.witness);
         expect(blocks.length).toBe(witnesses.length);
@@ -611,7 +612,7 @@ describe('traces say what the model says', () => {
         await tick();
         if (!text) return;
         const r = checkSource(text, { model: lkmm, keepWitnesses: true });
-        const trace = traceReport(r, lkmm, { tryFixes: true });
+        const trace = traceReport(r, builtinModel('lkmm')!, { tryFixes: true });
         const fixes = [...trace.matchAll(/^ {2}\d+\. (.*)$/gm)].map((m) => m[1].split('; and '));
         // Changes name the original lines: apply the last line's first.
         const lineOf = (c: string) => Number(/\(line (\d+)\)/.exec(c)![1]);

@@ -355,8 +355,8 @@ describe('litmus serve', () => {
   it('shows the forbidden candidate of a Never with its cycle', async () => {
     const r = JSON.parse((await showTest('mp.litmus')).body);
     expect(r.view.observation).toBe('Never');
-    expect(r.view.forbidden.picture).toContain('hb: po-rel');
-    expect(r.view.forbidden.trace).toContain('the hb cycle');
+    expect(r.view.forbidden.picture).toContain('happens-before: po-rel');
+    expect(r.view.forbidden.trace).toContain('the happens-before cycle');
   });
 
   it('checks a suite: its rows and the verdict on the version under review', async () => {

@@ -83,11 +83,19 @@ export class Evaluator implements NativeContext, Run {
     }
   }
 
+  /**
+   * For explanations of a candidate the model's `with` does not generate
+   * (an incoherent one): `with X from S` takes the candidate's own rf and
+   * co where S offers them, so that every check can be evaluated on it.
+   */
+  lenient = false;
+
   /** The next candidate of the structure, in place of this one (whose values are forgotten). */
   reset(x: Execution): void {
     this.x = x;
     this.slots.fill(undefined);
     this.truthRel = undefined;
+    this.lenient = false;
   }
 
   /** The candidate's own rf and co (all events), from which `with` chooses; null for static values. */
@@ -242,13 +250,14 @@ export class Evaluator implements NativeContext, Run {
     if (c.kind === 'linearisations') {
       // A strict total order of the set that extends the partial order.
       if (!(c.order instanceof Relation)) throw new Error('internal: a symbolic order outside a staged run');
-      if (!c.order.includedIn(truth, c.over) || !truth.isStrictTotalOrderOn(c.over)) return null;
+      if (!this.lenient && (!c.order.includedIn(truth, c.over) || !truth.isStrictTotalOrderOn(c.over))) return null;
       return relValue(truth.restrict(c.over, c.over));
     }
     const acc = new Relation(n);
     for (const part of c.parts) {
       this.refuseUnbuiltSources(part, pos);
       const chosen = this.choose(part, pos, truth);
+      if (!chosen && this.lenient) continue;
       if (!chosen) return null;
       const r = asRelOrNull(chosen, n);
       if (!r) throw new ModelError(`with ... from: the candidates must be relations, not ${typeName(chosen)}`, pos);
@@ -419,6 +428,27 @@ export class StructureRun {
       if (err instanceof NotGenerated) return undefined;
       throw err;
     }
+  }
+
+  /**
+   * The values of expressions of the model on one candidate, each read as
+   * often as needed without the candidate being judged again (for
+   * explanations, models/cat/explain.ts); undefined where the candidate is
+   * not one the model's `with` generates, unless `lenient` (then `with`
+   * takes the candidate's own rf and co). Valid until this run judges
+   * another candidate.
+   */
+  valuesOf(x: Execution, opts?: { lenient?: boolean }): (e: CatExpr) => Value | undefined {
+    const ev = this.candidate(x);
+    ev.lenient = opts?.lenient ?? false;
+    return (e) => {
+      try {
+        return ev.expr(e, null);
+      } catch (err) {
+        if (err instanceof NotGenerated) return undefined;
+        throw err;
+      }
+    };
   }
 
   /** Runs a top-level test, call or forall; returns a verdict if it rejects the candidate. */

@@ -20,12 +20,11 @@ import type { Event } from '../../src/events/event.js';
 import type { Execution } from '../../src/model/execution.js';
 import { effectOf } from '../../src/events/primitives.js';
 import type { Program } from '../../src/program/program.js';
-import type { Highlight, Model, Verdict, WaitingRead } from '../../src/model/model.js';
+import type { Highlight, Model, Ordering, Verdict, WaitingRead } from '../../src/model/model.js';
 import { lasting, scratch } from '../../src/relation/relation.js';
 import { findsInterleaving } from '../interleaving.js';
 import { Bounds, BoundsModel, structureFacts } from './bounds.js';
 import { deriveInterleaving, type InterleavingRule } from './derive-interleaving.js';
-import type { CatExpr } from './ast.js';
 import { fingerprintOf, type CompiledCat } from './compile.js';
 import { compileCatCached } from './cache.js';
 import { LIBRARY } from './library.js';
@@ -42,6 +41,7 @@ import { prefixSafeChecks } from './monotone.js';
 import { impliesCoherence } from './implied.js';
 import { fileSource, readModelText, type ModelFiles } from './files.js';
 import { ModelError } from './lexer.js';
+import { Explainer, type ExplainSource } from './explain.js';
 import { typecheck } from './typecheck.js';
 
 /** How many candidates of a structure are judged in full before its interleaving rule is derived (see compileModelFiles). */
@@ -53,6 +53,8 @@ export interface CatModel extends Model {
   files: ModelFiles;
   /** The checks (instruction indexes) that judge partial executions of a program too. */
   prefixSafeFor(p: Program): ReadonlySet<number>;
+  /** Whether a definition (any of that name) or base relation `name` holds a -> b on x: what an explanation's step so labelled claims. */
+  holds(x: Execution, name: string, a: number, b: number): boolean;
   /** How often the derived shortcuts were taken (for tests and the bench): candidates and prefixes judged with checks skipped. */
   readonly shortcutCounts: { rules: number; interleavings: number; always: number };
   /**
@@ -166,6 +168,8 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
   // Decided when the explorer first asks (a digest of the checks, a few ms).
   let lockOrders: ((a: Event, b: Event) => boolean) | undefined;
   let mayCycle: ((reads: readonly WaitingRead[]) => boolean) | undefined;
+  const explainSource: ExplainSource = { cat: compiled, skipChecks: opts.skipChecks, where: (pos) => `${displayPath(pos.file)}:${pos.line}` };
+  const explainerOf = (x: Execution) => new Explainer(explainSource, x, runOf(x).valuesOf(x, { lenient: true }));
   // Each structure's staged model and its generated judge (models/cat/stage.ts, generate.ts), or null
   // where the model cannot be staged (the evaluator judges those candidates).
   const compiler = new JudgeCompiler();
@@ -234,9 +238,36 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
       return judge(x, o?.prefix ?? false, !o?.axiomsOnly);
     },
     explain(x: Execution, axiom: string): Highlight | undefined {
-      return scratch(() => explainCheck(compiled, runOf(x), x, axiom));
+      return scratch(() => explainerOf(x).explain(axiom));
+    },
+    orderOf(x: Execution, a: number, b: number): Ordering | undefined {
+      return scratch(() => explainerOf(x).orderOf(a, b));
+    },
+    holds(x: Execution, name: string, a: number, b: number): boolean {
+      return scratch(() => explainerOf(x).holds(name, a, b));
+    },
+    preserved(x: Execution): [number, number][] {
+      return scratch(() => preservedOf(explainerOf(x), compiled, x));
     },
   };
+}
+
+/**
+ * The pairs of program order the model keeps in order on their CPU, for
+ * pictures: its definition named ppo (herd's name for preserved program
+ * order), restricted to program order; else every pair of accesses of a
+ * thread that one of its acyclic checks holds.
+ */
+function preservedOf(ex: Explainer, compiled: CompiledCat, x: Execution): [number, number][] {
+  const { po } = x.rel;
+  const M = x.sets.M;
+  let ppo: number | undefined;
+  compiled.slots.forEach((s, i) => {
+    if (s.name === 'ppo' && s.instr >= 0) ppo = i;
+  });
+  const r = ppo !== undefined ? ex.slotRelation(ppo) : null;
+  if (r) return r.and(po).restrict(M, M).pairs();
+  return po.restrict(M, M).pairs().filter(([a, b]) => ex.keepsDirectly(a, b));
 }
 
 /**
@@ -314,30 +345,10 @@ function usesSpinlocks(p: Program): boolean {
   return p.threads.some((t) => t.code.some((i) => i.op === 'prim' && effectOf(i.prim).object === 'spinlock'));
 }
 
-/** The cycle (or offending pair) of the named check, for a forbidden candidate. */
-function explainCheck(compiled: CompiledCat, run: StructureRun, x: Execution, axiom: string): Highlight | undefined {
-  const test = compiled.instrs.map((c) => c.instr).find((i) => i.kind === 'test' && i.role === 'check' && (i.name ?? i.test) === axiom);
-  if (!test || test.kind !== 'test') return undefined;
-  const rel = run.relationOf(x, test.expr);
-  if (!rel) return undefined;
-  const name = relationName(test.expr) ?? axiom;
-  if (test.test === 'acyclic') {
-    const edges = rel.cycle();
-    return edges ? { name, edges, labels: edges.map(() => name) } : undefined;
-  }
-  const pairs = rel.pairs();
-  const shown = test.test === 'irreflexive' ? pairs.filter(([a, b]) => a === b) : pairs;
-  return shown.length > 0 ? { name, edges: shown.slice(0, 4), labels: shown.slice(0, 4).map(() => name) } : undefined;
-}
-
 /** A file as messages name it: relative to the current folder when inside it. */
 function displayPath(p: string): string {
   const r = relative(process.cwd(), p);
   return r && !r.startsWith('..') && !isAbsolute(r) ? r : p;
-}
-
-function relationName(e: CatExpr): string | undefined {
-  return e.kind === 'var' ? e.name : undefined;
 }
 
 export { ModelError };

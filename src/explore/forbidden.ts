@@ -7,7 +7,9 @@
 // satisfies the condition is kept with the axiom it breaks.
 
 import type { CheckResult } from '../check.js';
+import type { Execution } from '../model/execution.js';
 import type { Model } from '../model/model.js';
+import { scratch } from '../relation/relation.js';
 import { LimitError } from '../parse/errors.js';
 import { explore, type ForbiddenCandidate } from './explorer.js';
 
@@ -29,8 +31,9 @@ export function forbiddenCandidate(
   model: Model,
   limits: ExploreLimits = {},
 ): { found?: ForbiddenCandidate; stopped?: string } {
+  // The checking run's own, unless it is incoherent (under a model that judges coherence itself): a coherent one says more.
   const known = r.exploration.forbiddenWitness;
-  if (known) return { found: known };
+  if (known && coherent(known.exec)) return { found: known };
   const cached = searched.get(r);
   if (cached) return cached;
   const result = search(r, model, limits);
@@ -56,7 +59,7 @@ function search(r: CheckResult, model: Model, limits: ExploreLimits): { found?: 
   // First among coherent candidates that respect the model's own shortcuts
   // (their violations say the most); then among all.
   const stages: [Model, boolean][] = [
-    [finalOnly({}), false],
+    [finalOnly({ judgesCoherence: () => false }), false],
     [finalOnly({ lockOrders: () => false, mayCycleThrough: () => true }), true],
   ];
   // The first candidate found ends the search.
@@ -74,6 +77,13 @@ function search(r: CheckResult, model: Model, limits: ExploreLimits): { found?: 
     }
   }
   return {};
+}
+
+/** Whether po-loc | rf | co | fr is acyclic and every RMW atomic: the candidates herd7 builds. */
+function coherent(x: Execution): boolean {
+  const { po, loc, rf, co, rmw, ext } = x.rel;
+  const fr = rf.inv().seq(co);
+  return scratch(() => po.and(loc).or(rf, co, fr).acyclic() && rmw.and(fr.and(ext).seq(co.and(ext))).isEmpty());
 }
 
 class Found {

@@ -3,7 +3,6 @@
 // Negative); an inconsistent one is counted under the axiom it breaks.
 
 import { LimitError } from '../parse/errors.js';
-import type { Program } from '../program/program.js';
 import { buildExecution, type Execution } from '../model/execution.js';
 import { lasting, scratch } from '../relation/relation.js';
 import type { ExploreResult, Outcome } from './explorer.js';
@@ -103,7 +102,8 @@ export function snapshot(x: Execution): Execution {
   return lasting(() => {
     const events = x.events.map((e) => ({ ...e }));
     const co = x.co.map((l) => l.slice());
-    const copy = buildExecution({ locations: x.locations } as Program, events, co);
+    // The program itself: FW (the final writes of the locations the final state shows) depends on it.
+    const copy = buildExecution(x.program, events, co);
     copy.structure = x.structure;
     return copy;
   });

@@ -125,6 +125,8 @@ export interface Ordering {
    * acquire or smp_rmb()).
    */
   cumulative: boolean;
+  /** For a model read from files: where each definition named is defined (`acq-po linux-kernel.cat:27`). */
+  definedAt?: string[];
 }
 
 /** A cycle to show, as event-id pairs in order, and the relation it is of. */
@@ -133,6 +135,10 @@ export interface Highlight {
   edges: [number, number][];
   /** Per edge, the part of the relation it belongs to (e.g. ppo, rfe, prop for hb). */
   labels?: string[];
+  /** The edges are a path (the pair an `empty` check finds, taken apart), not a cycle. */
+  path?: boolean;
+  /** For a model read from files: where each definition named is defined (`acq-po linux-kernel.cat:27`). */
+  definedAt?: string[];
 }
 
 /**

@@ -243,7 +243,14 @@ function analyse(prog: Program, model: Model, x: Execution, fixes?: FixSearch): 
     }
   }
   if (orderings.every((o) => o !== undefined)) lines.push(...allOrdered(x, model, nodes, orderings, fixes));
+  lines.push(...definedAt(orderings.flatMap((o) => (o && o !== 'not-po' ? (o.definedAt ?? []) : []))));
   return lines;
+}
+
+/** Where a model read from files defines the names an explanation used (one line; none for a built-in model). */
+function definedAt(places: readonly string[]): string[] {
+  const unique = [...new Set(places)];
+  return unique.length ? [`  (as the model defines them: ${unique.join('; ')})`] : [];
 }
 
 /** Groups the cycle's events by instruction, so that no step goes from an instruction to itself. */
@@ -387,8 +394,10 @@ function axiomCycle(prog: Program, model: Model, x: Execution, axiom: string): s
   const name = (id: number) => steps.get(id) ?? `init ${prog.locations[x.events[id].loc]}`;
   const path = cycle.edges.map(([a], i) => `${name(a)} -${cycle.labels?.[i] ?? cycle.name}-> `).join('');
   // Not a cycle for atomicity: the RMW's read, the write between, the RMW's write.
-  if (cycle.name === 'atomic') return [`  not atomic: ${path}${name(cycle.edges[cycle.edges.length - 1][1])}`];
-  return [`  the ${cycle.name} cycle: ${path}${name(cycle.edges[0][0])}`];
+  const end = name(cycle.edges[cycle.edges.length - 1][1]);
+  if (cycle.name === 'atomic') return [`  not atomic: ${path}${end}`, ...definedAt(cycle.definedAt ?? [])];
+  if (cycle.path) return [`  what "${cycle.name}" finds: ${path}${end}`, ...definedAt(cycle.definedAt ?? [])];
+  return [`  the ${cycle.name} cycle: ${path}${name(cycle.edges[0][0])}`, ...definedAt(cycle.definedAt ?? [])];
 }
 
 /**
