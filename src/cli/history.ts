@@ -27,6 +27,7 @@ import { Interruption } from './interrupt.js';
 import { jsonFailure } from './json-failure.js';
 import { WriteError } from '../write-file.cjs';
 import { primitivesFor, runModel } from './run-one.js';
+import { say } from './say.js';
 
 export interface HistoryFlags {
   model: string;
@@ -58,7 +59,7 @@ export async function runHistoryRecord(dirs: string[], o: HistoryFlags): Promise
     if (run.stop.received) {
       // A history of part of the tests would read as the whole: nothing is written.
       const done = run.outs.filter((x) => x !== undefined).length;
-      console.error(`litmus history: interrupted by ${run.stop.received} after ${done} of ${tests.length} tests: nothing written${o.out !== undefined ? ` (${o.out} is as it was)` : ''}`);
+      say(`litmus history: interrupted by ${run.stop.received} after ${done} of ${tests.length} tests: nothing written${o.out !== undefined ? ` (${o.out} is as it was)` : ''}`);
       return run.stop.exitCode;
     }
     const outs = run.outs as string[];
@@ -119,7 +120,7 @@ export async function runHistoryCompare(hist: string, dirs: string[], o: History
         notRun,
         ...(interrupted ? { interrupted: true, signal: run.stop.received } : {}),
       }, null, 2));
-      if (interrupted) console.error(interrupted);
+      if (interrupted) say(interrupted);
       return interrupted ? run.stop.exitCode : changed.length ? 1 : 0;
     }
     const label = Object.fromEntries(CATEGORIES) as Record<Category, string>;
@@ -137,7 +138,7 @@ export async function runHistoryCompare(hist: string, dirs: string[], o: History
     for (const [c] of CATEGORIES) if (counts[c]) console.log(`${plural[c]}: ${counts[c]}`);
     if (notInHistory.length) console.log(`Not in the history (not compared): ${notInHistory.length}`);
     if (notRun.length) console.log(`In the history but not found under ${dirs.join(' ')}: ${notRun.length}`);
-    if (interrupted) console.error(interrupted);
+    if (interrupted) say(interrupted);
     return interrupted ? run.stop.exitCode : changed.length ? 1 : 0;
   }, o.json);
 }
@@ -148,7 +149,7 @@ async function guarded(body: () => Promise<number>, json = false): Promise<numbe
     return await body();
   } catch (e) {
     if (e instanceof UsageError || e instanceof HistoryError || e instanceof WriteError) {
-      console.error(`litmus history: ${e.message}`);
+      say(`litmus history: ${e.message}`);
       if (json) console.log(jsonFailure('history compare', [{ file: '', message: e.message }]));
       return 2;
     }

@@ -8,6 +8,8 @@ import { addModelOptions } from './model-flags.js';
 import { OPTION_RULES, ruleText, wholeNumberIn, type NumberRule } from '../limits.js';
 import { jsonFailure, wantsJson, type JsonCommand } from './json-failure.js';
 import type { JsonError } from './run-one.js';
+import { say } from './say.js';
+import { printable } from '../parse/errors.js';
 
 const program = new Command();
 
@@ -25,7 +27,7 @@ const JOBS = { min: 1, max: 1024 };
 /** How a command reports a bad model option: its line on stderr, and with --json the command's document on stdout. */
 function modelErrorOf(command: JsonCommand, json: boolean | undefined): (text: string, errors: JsonError[]) => void {
   return (text, errors) => {
-    console.error(text);
+    say(text);
     if (json) console.log(jsonFailure(command, errors));
   };
 }
@@ -52,7 +54,7 @@ program
     if (json) process.stdout.write(`${jsonFailure(json, [{ file: '', message: err.message.replace(/^error: /, '') }])}\n`);
     process.exit(err.exitCode === 0 ? 0 : 2);
   })
-  .configureOutput({ outputError: (s, write) => write(s) });
+  .configureOutput({ outputError: (s, write) => write(printable(s)) });
 
 addLimitOptions(addModelOptions(program
   .command('check')
@@ -126,7 +128,7 @@ program
     try {
       console.log(`wrote ${writeNewTest(name, o.from, o.ts ?? false)}`);
     } catch (e) {
-      console.error(`litmus new: ${(e as Error).message}`);
+      say(`litmus new: ${(e as Error).message}`);
       process.exitCode = 2;
     }
   });
@@ -218,7 +220,7 @@ program
 
 function fail(e: unknown): never {
   const message = e instanceof Error ? e.message : String(e);
-  console.error(`litmus: ${message}`);
+  say(`litmus: ${message}`);
   const json = wantsJson(process.argv.slice(2));
   if (json) process.stdout.write(`${jsonFailure(json, [{ file: '', message: `internal error: ${message} (please report it)` }])}\n`);
   process.exit(2);
