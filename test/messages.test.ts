@@ -1,5 +1,8 @@
-// Messages that put raw bytes on the terminal: a NUL or an escape byte of a
-// test (or of a file's name) printed as it is.
+// Messages that said the wrong thing, or put raw bytes on the terminal: a
+// .cat include loop reported inside litmus's own library, a `let rec`
+// function that never stops reported as the test's search running out of
+// stack, a NUL or an escape byte of a test (or of a file's name) printed as
+// it is.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +22,50 @@ beforeAll(() => {
   writeFileSync(join(dir, 'mp.litmus'), MP_REL_ACQ);
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('a .cat include loop', () => {
+  it('is reported in the user\'s file, where the loop closes, naming the loop; never in litmus\'s own library', async () => {
+    // The model is named like a library file that litmus's own cos.cat includes, and includes cos.cat.
+    mkdirSync(join(dir, 'lib'));
+    writeFileSync(join(dir, 'lib', 'cross.cat'), '"mine"\ninclude "cos.cat"\nacyclic po as x\n');
+    const r = await litmus('check', '--model', 'lib/cross.cat', 'mp.litmus');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^\S*lib\/cross\.cat:2:1: include "cos\.cat": files include each other in a loop \(cross\.cat -> cos\.cat \(litmus's own\) -> .*cross\.cat\)\n$/);
+    expect(r.stderr).not.toContain('litmus:');
+  });
+
+  it('between two files of the user\'s: at the include that closes it', async () => {
+    writeFileSync(join(dir, 'a.cat'), '"a"\ninclude "b.cat"\nacyclic po as x\n');
+    writeFileSync(join(dir, 'b.cat'), '"b"\n\ninclude "a.cat"\n');
+    const r = await litmus('check', '--model', 'a.cat', 'mp.litmus');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^\S*\/b\.cat:3:1: include "a\.cat": files include each other in a loop \(a\.cat -> b\.cat -> a\.cat\)\n$/);
+  });
+
+  it('a file that includes itself: at its include', async () => {
+    writeFileSync(join(dir, 'self.cat'), '"self"\n\ninclude "self.cat"\n');
+    const r = await litmus('check', '--model', 'self.cat', 'mp.litmus');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^\S*\/self\.cat:3:1: include "self\.cat": a file includes itself \(self\.cat -> self\.cat\)\n$/);
+  });
+});
+
+describe('a let rec function that never stops', () => {
+  it('is the model\'s error, at the call, saying so; not the test running out of stack', async () => {
+    writeFileSync(join(dir, 'rec.cat'), '"rec"\nlet rec g x = g(x) | x\nlet h = g(po)\nacyclic h as x\n');
+    const r = await litmus('check', '--model', 'rec.cat', 'mp.litmus');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^\S*rec\.cat:3:9: g calls itself without end \(a recursive function whose recursion does not stop/);
+    expect(r.stderr).not.toContain('stack (an execution');
+  });
+
+  it('a recursion that stops is evaluated as before', async () => {
+    writeFileSync(join(dir, 'fix.cat'), '"fix"\nlet rec r = po | (r ; po)\nacyclic r as x\n');
+    const r = await litmus('check', '--model', 'fix.cat', 'mp.litmus');
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toContain('Observation MP+pooncerelease+poacquireonce');
+  });
+});
 
 describe('no raw control byte in a message', () => {
   it('a NUL, an escape and a bell in a test are written as escapes', async () => {
