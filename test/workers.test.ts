@@ -134,12 +134,16 @@ describe('a signal in the middle of a run', () => {
 });
 
 describe('every error of a --json run is JSON', () => {
-  it('a bad --conf, a bad number, a .def that cannot be read, a bad --shard, a missing history', async () => {
+  it('a bad --conf or --model, a bad number, an unknown option, no input, a .def that cannot be read, a bad --shard, a missing history', async () => {
     writeFileSync(join(dir, 'bad.cfg'), 'model nosuch.cat\n');
     const fifo = makeFifo(join(dir, 'fifo.def'));
     const cases: [string[], RegExp][] = [
       [['check', '--json', '--conf', 'bad.cfg', 'oom/a-mp.litmus'], /nosuch\.cat/],
       [['check', '--json', '--timeout', '0', 'oom/a-mp.litmus'], /--timeout takes a whole number/],
+      [['check', '--json', '--model', 'nosuch', 'oom/a-mp.litmus'], /unknown model "nosuch"/],
+      [['check', '--json', '--no-such-option', 'oom/a-mp.litmus'], /unknown option '--no-such-option'/],
+      [['check', '--json'], /missing required argument/],
+      [['audit', '--json', '--model', 'nosuch', 'oom/a-mp.litmus'], /unknown model "nosuch"/],
       [['check', '--json', '--shard', '3/2', 'oom/a-mp.litmus'], /--shard 3\/2/],
       [['audit', '--json', '--conf', 'bad.cfg', 'oom/a-mp.litmus'], /nosuch\.cat/],
       [['history', 'compare', '--json', 'nosuch.hist', 'oom'], /nosuch\.hist: no such history/],
