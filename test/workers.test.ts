@@ -131,6 +131,19 @@ describe('a signal in the middle of a run', () => {
     expect(r.stderr).toBe('litmus history: interrupted by SIGINT after 3 of 4 tests: nothing written (kept.hist is as it was)\n');
     expect(readFileSync(join(dir, 'kept.hist'), 'utf8')).toBe('an old history\n');
   });
+
+  it('history compare: the tests finished are judged and shown, no history written; exit 130', async () => {
+    const made = await litmus(['history', 'record', '-j', '2', '--timeout', '1s', '--out', 'before.hist', 'sig']);
+    expect(made.status).toBe(0);
+    writeFileSync(join(dir, 'after.hist'), 'an old history\n');
+    const r = await litmus(['history', 'compare', '-j', '2', '--timeout', '10m', '--out', 'after.hist', 'before.hist', 'sig'], { signal: 'SIGINT', after: 5000 });
+    expect(r.status).toBe(130);
+    expect(r.stderr).toBe('litmus history: interrupted by SIGINT after 3 of 4 tests (shown): no history written\n');
+    expect(r.stdout).toContain(' --- Summary: 3 tests of before.hist re-run under');
+    expect(r.stdout).toContain('(interrupted: 1 not run)');
+    expect(r.stdout).toContain('Exact output matches: 3');
+    expect(readFileSync(join(dir, 'after.hist'), 'utf8')).toBe('an old history\n');
+  });
 });
 
 describe('every error of a --json run is JSON', () => {
