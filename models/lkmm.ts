@@ -350,8 +350,9 @@ export function lkmmRelations(x: Execution) {
 /**
  * The LKMM's lock order (Model.lockOrders): lock.cat's rf from unlock to
  * lock, with release/acquire cumulativity, orders the marked accesses of
- * successive critical sections (an hb cycle otherwise; the proof is in
- * models/cat/lock-order.ts); plain accesses are left to the final judgement.
+ * successive critical sections (an hb cycle otherwise; the theorem, for
+ * any model, is in models/cat/derive-lock-order.ts); plain accesses are
+ * left to the final judgement.
  */
 export function lockOrdersMarked(a: Event, b: Event): boolean {
   return a.annot !== 'PLAIN' && b.annot !== 'PLAIN';

@@ -17,6 +17,7 @@ import { lkmm } from '../models/lkmm.js';
 import { sc } from '../models/sc.js';
 import { x86tso } from '../models/x86tso.js';
 import { renderProgram, shortcutPrograms } from './shortcut-programs.js';
+import { modelTextFiles } from '../models/texts.js';
 
 interface JsonEntry {
   name: string;
@@ -88,6 +89,8 @@ const TSO_CAT = '"X86 TSO"\ninclude "cos.cat"\nlet com = rf | fr | co\nacyclic p
   'let po_ghb = ([W] ; po ; [W]) | ([R] ; po ; [M])\nlet mfence = po ; [F] ; po\nlet ghb = mfence | po_ghb | rfe | fr | co\nacyclic ghb as tso\n';
 
 const compiledModels: [string, CatModel][] = [['sc.cat', ownModel('sc', SC_CAT)], ['x86tso.cat', ownModel('x86tso', TSO_CAT)]];
+// litmus's own texts of its three models (models/text/), with spinlocks and grace periods.
+for (const name of ['lkmm', 'sc', 'x86-tso']) compiledModels.push([`models/text ${name}`, compileModelFiles(modelTextFiles(name), { ruleAfter: 0 })]);
 if (HAVE_LKMM) {
   compiledModels.push(
     ['linux-kernel.cat', kernelModel()!],

@@ -131,15 +131,32 @@ describe('a signal in the middle of a run', () => {
     expect(r.stderr).toBe('litmus history: interrupted by SIGINT after 3 of 4 tests: nothing written (kept.hist is as it was)\n');
     expect(readFileSync(join(dir, 'kept.hist'), 'utf8')).toBe('an old history\n');
   });
+
+  it('history compare: the tests finished are judged and shown, no history written; exit 130', async () => {
+    const made = await litmus(['history', 'record', '-j', '2', '--timeout', '1s', '--out', 'before.hist', 'sig']);
+    expect(made.status).toBe(0);
+    writeFileSync(join(dir, 'after.hist'), 'an old history\n');
+    const r = await litmus(['history', 'compare', '-j', '2', '--timeout', '10m', '--out', 'after.hist', 'before.hist', 'sig'], { signal: 'SIGINT', after: 5000 });
+    expect(r.status).toBe(130);
+    expect(r.stderr).toBe('litmus history: interrupted by SIGINT after 3 of 4 tests (shown): no history written\n');
+    expect(r.stdout).toContain(' --- Summary: 3 tests of before.hist re-run under');
+    expect(r.stdout).toContain('(interrupted: 1 not run)');
+    expect(r.stdout).toContain('Exact output matches: 3');
+    expect(readFileSync(join(dir, 'after.hist'), 'utf8')).toBe('an old history\n');
+  });
 });
 
 describe('every error of a --json run is JSON', () => {
-  it('a bad --conf, a bad number, a .def that cannot be read, a bad --shard, a missing history', async () => {
+  it('a bad --conf or --model, a bad number, an unknown option, no input, a .def that cannot be read, a bad --shard, a missing history', async () => {
     writeFileSync(join(dir, 'bad.cfg'), 'model nosuch.cat\n');
     const fifo = makeFifo(join(dir, 'fifo.def'));
     const cases: [string[], RegExp][] = [
       [['check', '--json', '--conf', 'bad.cfg', 'oom/a-mp.litmus'], /nosuch\.cat/],
       [['check', '--json', '--timeout', '0', 'oom/a-mp.litmus'], /--timeout takes a whole number/],
+      [['check', '--json', '--model', 'nosuch', 'oom/a-mp.litmus'], /unknown model "nosuch"/],
+      [['check', '--json', '--no-such-option', 'oom/a-mp.litmus'], /unknown option '--no-such-option'/],
+      [['check', '--json'], /missing required argument/],
+      [['audit', '--json', '--model', 'nosuch', 'oom/a-mp.litmus'], /unknown model "nosuch"/],
       [['check', '--json', '--shard', '3/2', 'oom/a-mp.litmus'], /--shard 3\/2/],
       [['audit', '--json', '--conf', 'bad.cfg', 'oom/a-mp.litmus'], /nosuch\.cat/],
       [['history', 'compare', '--json', 'nosuch.hist', 'oom'], /nosuch\.hist: no such history/],

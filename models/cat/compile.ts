@@ -46,7 +46,7 @@ export interface CompiledCat {
   files: string[];
 }
 
-/** Nested includes beyond this depth are a loop. */
+/** How deep includes may nest (a loop is found before: a file included while it is being read). */
 const MAX_INCLUDE_DEPTH = 32;
 
 /**
@@ -95,14 +95,19 @@ export function compileCat(mains: { path: string; text: string }[], source: Mode
   const flat: CatInstr[] = [];
   const variantsTested = new Map<string, CatPos>();
   let title: string | undefined;
+  /** The files being read, outermost first, each with the include that named it (none for stdlib and the mains). */
+  const reading: { path: string; by?: CatPos }[] = [];
   const expand = (list: CatInstr[], depth: number) => {
     for (const ins of list) {
       if (ins.kind === 'include') {
         const lib = LIBRARY[ins.file];
         const found = source.find(ins.file, ins.pos);
-        if (depth >= MAX_INCLUDE_DEPTH) throw new ModelError(`include "${ins.file}": files include each other in a loop`, ins.pos);
-        if (found) load(found.text, found.path, depth + 1, lib?.natives ?? []);
-        else if (lib) load(lib.text, `litmus:${ins.file}`, depth + 1, lib.natives);
+        const path = found ? found.path : lib ? `litmus:${ins.file}` : undefined;
+        const at = path === undefined ? -1 : reading.findIndex((r) => r.path === path);
+        if (at >= 0) throw includeLoop([...reading.slice(at), { path: path!, by: ins.pos }]);
+        if (depth >= MAX_INCLUDE_DEPTH) throw new ModelError(`include "${ins.file}": includes nested more than ${MAX_INCLUDE_DEPTH} deep`, ins.pos);
+        if (found) load(found.text, found.path, depth + 1, lib?.natives ?? [], ins.pos);
+        else if (lib) load(lib.text, `litmus:${ins.file}`, depth + 1, lib.natives, ins.pos);
         else throw new ModelError(`Cannot find file ${ins.file}`, ins.pos);
       } else if (ins.kind === 'if' && ins.cond.kind === 'variant') {
         // Variants are known before the model runs: only the branch taken is read.
@@ -113,11 +118,13 @@ export function compileCat(mains: { path: string; text: string }[], source: Mode
       }
     }
   };
-  const load = (text: string, path: string, depth: number, natives: readonly string[]): CatFile => {
+  const load = (text: string, path: string, depth: number, natives: readonly string[], by?: CatPos): CatFile => {
     files.push(path);
     const parsed: CatFile = parseCat(text, path);
     for (const n of natives) flat.push({ kind: 'let', rec: false, bindings: [nativeBinding(n, parsed)], pos: { file: path, line: 1, col: 1 } });
+    reading.push({ path, by });
     expand(parsed.instrs, depth);
+    reading.pop();
     return parsed;
   };
   const std = LIBRARY['stdlib.cat'];
@@ -126,6 +133,23 @@ export function compileCat(mains: { path: string; text: string }[], source: Mode
   const compiled = resolve(flat, files, title);
   for (const [v, at] of variantsTested) if (!compiled.variantsTested.has(v)) compiled.variantsTested.set(v, at);
   return compiled;
+}
+
+/**
+ * Files that include each other: `cycle` is the loop, from the file
+ * included again to the include that closes it. Reported at the include
+ * that closes the loop, or, when that one is in litmus's own library (a
+ * user's file named like one of its files, included from it), at the last
+ * include of the loop in the user's files; the message names the loop.
+ */
+function includeLoop(cycle: { path: string; by?: CatPos }[]): ModelError {
+  const name = (p: string) => (p.startsWith('litmus:') ? `${p.slice('litmus:'.length)} (litmus's own)` : p.replace(/^.*\//, ''));
+  let k = cycle.length - 1;
+  while (k > 0 && cycle[k].by!.file.startsWith('litmus:')) k--;
+  if (!cycle[k].by) k = cycle.length - 1;
+  const included = cycle[k].path.replace(/^litmus:/, '').replace(/^.*\//, '');
+  const what = cycle.length === 2 ? 'a file includes itself' : 'files include each other in a loop';
+  return new ModelError(`include "${included}": ${what} (${cycle.map((c) => name(c.path)).join(' -> ')})`, cycle[k].by!);
 }
 
 /** `let NAME = <the native of that name>`, at the start of the file that makes it visible. */

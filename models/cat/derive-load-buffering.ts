@@ -29,10 +29,10 @@
 import type { Event } from '../../src/events/event.js';
 import { effectOf, type Effect } from '../../src/events/primitives.js';
 import type { WaitingRead } from '../../src/model/model.js';
-import type { PrimInstr, PureExpr, Thread } from '../../src/program/program.js';
+import type { PrimInstr, Program, PureExpr, Thread } from '../../src/program/program.js';
 import { evalPure, pureRegs } from '../../src/program/program.js';
 import type { CompiledCat } from './compile.js';
-import { EventKinds, holds, type EventLike, type Hop } from './kinds.js';
+import { EventKinds, holds, lockLocationsWrittenByLocksOnly, type EventLike, type Hop } from './kinds.js';
 
 /**
  * Model.mayCycleThrough for a compiled model. `coherent`: the model's own
@@ -45,26 +45,35 @@ export function mayCycleThroughOf(
   variants: ReadonlySet<string>,
   skipChecks: ReadonlySet<string>,
   coherent: boolean,
-): (reads: readonly WaitingRead[]) => boolean {
+): (reads: readonly WaitingRead[], p?: Program) => boolean {
   const kinds = new EventKinds(cat, variants);
-  const checks: Hop[][] = [];
+  const all: Hop[][] = [];
   for (const ci of cat.instrs) {
     const ins = ci.instr;
     if (ins.kind !== 'test' || ins.role !== 'check' || ins.negated || ins.test !== 'acyclic') continue;
     if (ins.name !== undefined && skipChecks.has(ins.name)) continue;
-    const hops = kinds.hopsOf(ins.expr).filter((h) => h.rel === 'po' || h.rel === 'addr' || h.rel === 'data' || h.rel === 'fr' || h.rel === 'rf');
-    if (hops.some((h) => h.rel === 'rf' && h.scope !== 'int')) checks.push(hops);
+    all.push(kinds.hopsOf(ins.expr).filter((h) => h.rel === 'po' || h.rel === 'addr' || h.rel === 'data' || h.rel === 'fr' || h.rel === 'rf'));
   }
-  if (checks.length === 0) return () => true;
+  // The hops a program may use: those resting on F1 only where it holds (kinds.ts), each check that has rf between threads.
+  const usable = (f1: boolean) => all.map((hops) => (f1 ? hops : hops.filter((h) => !h.F1))).filter((hops) => hops.some((h) => h.rel === 'rf' && h.scope !== 'int'));
+  const byF1 = [usable(false), usable(true)];
+  const f1Of = new WeakMap<Program, boolean>();
   // Per thread, check and read (its place and location): the writes it may still do, when it is ordered before each.
   const known = new WeakMap<Thread, Map<string, EventLike[] | null>>();
-  return (reads) => {
+  return (reads, p) => {
+    let f1 = false;
+    if (p) {
+      const k = f1Of.get(p);
+      if (k === undefined) f1Of.set(p, (f1 = lockLocationsWrittenByLocksOnly(p)));
+      else f1 = k;
+    }
+    const checks = byF1[f1 ? 1 : 0];
     for (let k = 0; k < checks.length; k++) {
       const hops = checks[k];
       let all = true;
       const later: EventLike[][] = [];
       for (const w of reads) {
-        const key = `${k}:${w.pc}:${w.address}`;
+        const key = `${f1 ? 1 : 0}:${k}:${w.pc}:${w.address}`;
         let mine = known.get(w.thread);
         if (!mine) known.set(w.thread, (mine = new Map()));
         let ws = mine.get(key);

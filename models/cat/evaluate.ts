@@ -26,6 +26,7 @@ import type { StaticEval } from './bounds.js';
 import type { Dag } from './dag.js';
 import { stageModel, type StagedModel } from './stage.js';
 import type { Unsupported } from './values.js';
+import { isStackOverflow } from '../../src/parse/errors.js';
 
 /** `with X from S` found no element of S in the candidate: it is not one of the model's candidates. */
 class NotGenerated extends Error {}
@@ -46,6 +47,20 @@ export interface RunOptions {
   variants: ReadonlySet<string>;
   /** Checks not enforced (herd's -skipchecks). */
   skipChecks: ReadonlySet<string>;
+}
+
+/**
+ * How deep the model's function calls may nest: a `let rec` function that
+ * calls itself without end is refused as that (herd7 recurses until it
+ * runs out of stack), never reported as the test's search running out of
+ * stack. Most stacks give out first, at a few hundred calls: an overflow
+ * under RECURSION_SEEN nested calls or more is reported the same way.
+ */
+const MAX_CALL_DEPTH = 10_000;
+const RECURSION_SEEN = 64;
+
+function endlessRecursion(name: string, pos: CatPos): ModelError {
+  return new ModelError(`${name || 'a function'} calls itself without end (a recursive function whose recursion does not stop, or nests deeper than litmus's stack allows)`, pos);
 }
 
 /**
@@ -222,9 +237,24 @@ export class Evaluator implements NativeContext, Run {
     });
   }
 
+  /** Function applications under way, and the deepest reached since the outermost began (a recursion without end is the model's error). */
+  private calls = 0;
+  private deepest = 0;
+
   apply(fn: Value, arg: Value, pos: CatPos): Value {
-    if (fn.kind === 'function') return fn.apply(arg, pos);
-    throw new ModelError(`${typeName(fn)} cannot be applied`, pos);
+    if (fn.kind !== 'function') throw new ModelError(`${typeName(fn)} cannot be applied`, pos);
+    if (this.calls >= MAX_CALL_DEPTH) throw endlessRecursion(fn.name, pos);
+    if (this.calls === 0) this.deepest = 0;
+    this.deepest = Math.max(this.deepest, ++this.calls);
+    try {
+      return fn.apply(arg, pos);
+    } catch (e) {
+      // Out of stack in a deep recursion of the model's functions: reported at the outermost call, where there is stack again.
+      if (this.calls === 1 && this.deepest >= RECURSION_SEEN && isStackOverflow(e)) throw endlessRecursion(fn.name, pos);
+      throw e;
+    } finally {
+      this.calls--;
+    }
   }
 
   expr(e: CatExpr, locals: Locals | null): Value {

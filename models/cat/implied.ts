@@ -61,7 +61,9 @@ export function impliesCoherence(cat: CompiledCat, skipChecks: ReadonlySet<strin
     if (ins.kind !== 'test' || ins.role !== 'check' || ins.negated) continue;
     if (ins.name !== undefined && skipChecks.has(ins.name)) continue;
     const terms = new Set(bound.expr(ins.expr));
-    if (ins.test === 'acyclic' && COHERENCE.every((t) => terms.has(t))) coherence = true;
+    // A relation that contains po contains po & loc.
+    const holds = (t: Term) => terms.has(t) || (t === COHERENCE[0] && terms.has('po'));
+    if (ins.test === 'acyclic' && COHERENCE.every(holds)) coherence = true;
     if (terms.has(ATOMICITY)) atomicity = true;
   }
   return coherence && atomicity;

@@ -4,6 +4,7 @@
 // and `0` the empty relation.
 
 import type { CatPos } from './ast.js';
+import { printable } from '../../src/parse/errors.js';
 
 /** A problem in a model file (.cat, .bell, .cfg, .def): always positioned. */
 export class ModelError extends Error {
@@ -11,12 +12,12 @@ export class ModelError extends Error {
     message: string,
     readonly pos: CatPos,
   ) {
-    super(message);
+    super(printable(message));
     this.name = 'ModelError';
   }
   /** `file:line:col: message`, as every other error of litmus. */
   format(): string {
-    return `${this.pos.file}:${this.pos.line}:${this.pos.col}: ${this.message}`;
+    return `${printable(this.pos.file)}:${this.pos.line}:${this.pos.col}: ${this.message}`;
   }
 }
 

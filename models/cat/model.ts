@@ -1,13 +1,14 @@
 // A cat model as a litmus Model: the files read and compiled once
 // (models/cat/compile.ts), then judged per candidate (models/cat/evaluate.ts).
 //
-// The load-buffering shortcut (Model.mayCycleThrough) is derived from the
-// model's own checks (models/cat/derive-load-buffering.ts: a cycle that is
-// a cycle of an acyclic check's relation is dropped). The lock order of
-// critical sections (Model.lockOrders, models/cat/lock-order.ts) is still
-// declared where the model's own checks include the kernel's that it is
-// proved from, recognised by digest; otherwise every lock order is
-// explored. Partial
+// The explorer's pruning is derived from the model's own definitions, for
+// whatever model is loaded (nothing is chosen by what the files' text is):
+// the load-buffering shortcut (Model.mayCycleThrough,
+// models/cat/derive-load-buffering.ts: a cycle that is a cycle of an
+// acyclic check's relation is dropped), the lock order of critical
+// sections (Model.lockOrders, models/cat/derive-lock-order.ts: b before a
+// closes a cycle of an acyclic check's relation), the reads that need no
+// prefix check (models/cat/derive-latest-read.ts). Partial
 // executions are judged by the checks that can only grow as the execution
 // is built (models/cat/monotone.ts decides which, from the definitions).
 // A candidate (or partial execution) that is an interleaving of the
@@ -34,7 +35,7 @@ import { JudgeCompiler, type StagedJudge } from './generate.js';
 import { DagExecutor } from './execute.js';
 import type { StagedModel } from './stage.js';
 import { Unsupported } from './values.js';
-import { lockOrdersOf } from './lock-order.js';
+import { lockOrdersOf } from './derive-lock-order.js';
 import { mayCycleThroughOf } from './derive-load-buffering.js';
 import { latestReadKeepsConsistency as deriveLatestRead } from './derive-latest-read.js';
 import { prefixSafeChecks } from './monotone.js';
@@ -165,9 +166,9 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
     rules.set(x.structure, rule);
     return rule;
   };
-  // Decided when the explorer first asks (a digest of the checks, a few ms).
-  let lockOrders: ((a: Event, b: Event) => boolean) | undefined;
-  let mayCycle: ((reads: readonly WaitingRead[]) => boolean) | undefined;
+  // Derived when the explorer first asks (from the checks, a few ms).
+  let lockOrders: ((a: Event, b: Event, p?: Program) => boolean) | undefined;
+  let mayCycle: ((reads: readonly WaitingRead[], p?: Program) => boolean) | undefined;
   const explainSource: ExplainSource = { cat: compiled, skipChecks: opts.skipChecks, where: (pos) => `${displayPath(pos.file)}:${pos.line}` };
   const explainerOf = (x: Execution) => new Explainer(explainSource, x, runOf(x).valuesOf(x, { lenient: true }));
   // Each structure's staged model and its generated judge (models/cat/stage.ts, generate.ts), or null
@@ -219,8 +220,8 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
     compiled,
     files,
     // The kernel's shortcuts where the model enforces the checks they are proved from (see the header).
-    mayCycleThrough: (reads) => (mayCycle ??= mayCycleThroughOf(compiled, variants, opts.skipChecks, coherenceImplied))(reads),
-    lockOrders: (a, b) => (lockOrders ??= lockOrdersOf(compiled, opts.skipChecks))(a, b),
+    mayCycleThrough: (reads, p) => (mayCycle ??= mayCycleThroughOf(compiled, variants, opts.skipChecks, coherenceImplied))(reads, p),
+    lockOrders: (a, b, p) => (lockOrders ??= lockOrdersOf(compiled, variants, opts.skipChecks, coherenceImplied))(a, b, p),
     // Coherence and atomicity are this model's to judge (the explorer then builds incoherent candidates
     // too), unless its own checks reject every candidate the explorer's filter drops (models/cat/implied.ts).
     judgesCoherence: (p: Program) => usesSpinlocks(p) || !coherenceImplied,

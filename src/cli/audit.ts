@@ -18,6 +18,7 @@ import type { PrimitiveTable } from '../events/primitives.js';
 import { ModelError } from '../../models/cat/lexer.js';
 import { jsonFailure } from './json-failure.js';
 import type { JsonError } from './run-one.js';
+import { say } from './say.js';
 
 interface AuditFlags {
   model: string;
@@ -31,13 +32,13 @@ interface AuditFlags {
 export async function runAudit(inputs: string[], o: AuditFlags): Promise<number> {
   const model = getModel(o.model);
   if (!model) {
-    console.error(unknownModelMessage(o.model));
+    say(unknownModelMessage(o.model));
     if (o.json) console.log(jsonFailure('audit', [{ file: '', message: unknownModelMessage(o.model) }]));
     return 2;
   }
   const macros = primitivesFor(o, model);
   if (macros.error) {
-    console.error(macros.error.format());
+    say(macros.error.format());
     if (o.json) console.log(jsonFailure('audit', [macros.error, ...(macros.error.others ?? [])].map((x) => ({ file: x.file, line: x.pos.line, col: x.pos.col, message: x.message }))));
     return 2;
   }
@@ -45,7 +46,7 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
   // Every error goes to stderr as a line and, with --json, into the document's errors.
   const errors: JsonError[] = [];
   const report = (file: string, line: string) => {
-    console.error(line);
+    say(line);
     errors.push({ file, message: line.startsWith(`${file}:`) ? line.slice(file.length + 1).trim() : line });
   };
   const { files, folders, missing, suites: tsSuites, unreadable } = resolveInputs(inputs);

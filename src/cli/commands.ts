@@ -16,6 +16,7 @@ import { jsonFailure } from './json-failure.js';
 import { getModel } from '../../models/index.js';
 import { LIMITS, readInputFile } from '../limits.js';
 import { outputFolder, writeFileAtomic, WriteError } from '../write-file.cjs';
+import { say } from './say.js';
 
 interface CheckFlags {
   model: string;
@@ -47,7 +48,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
     ...unreadable.map((u) => failedReport(u.path, u.message)),
   ];
   let status = inputErrors.length ? 2 : 0;
-  for (const r of inputErrors) console.error(r.error);
+  for (const r of inputErrors) say(r.error!);
   for (const [flag, dir] of [['--dot', o.dot], ['--svg', o.svg]]) {
     if (dir === undefined) continue;
     try {
@@ -76,7 +77,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
     tsSuites = allSuites.filter((f) => mine.has(f));
     // A matrix may have more shards than inputs: a shard that gets none checks nothing and passes; the inputs as a whole must name tests.
     const total = allFiles.length + allSuites.length;
-    if (mine.size === 0 && total > 0) console.error(`litmus: shard ${o.shard} holds none of the ${total} inputs: nothing to check`);
+    if (mine.size === 0 && total > 0) say(`litmus: shard ${o.shard} holds none of the ${total} inputs: nothing to check`);
   }
   const opts: RunOptions = {
     model: o.model, unroll: o.unroll, maxExecutions: o.maxExecutions, timeoutMs: o.timeout, trace: o.trace, dot: o.dot, svg: o.svg,
@@ -98,9 +99,9 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
   }
 
   for (const r of reports) {
-    for (const w of r.herdWarnings ?? []) console.error(w);
+    for (const w of r.herdWarnings ?? []) say(w);
     if (r.status === 2) {
-      console.error(r.error);
+      say(r.error!);
       status = 2;
       continue;
     }
@@ -116,7 +117,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
   // TypeScript suites and tests (the TypeScript reader is loaded only for them).
   const tsEntries: JsonEntry[] = [];
   const tsSuitesJson: SuiteJson[] = [];
-  if (o.speedcheck && tsSuites.length) console.error('litmus: --speedcheck applies to .litmus tests; a TypeScript suite decides its grid as always (traced cells, --herd and --json count every execution)');
+  if (o.speedcheck && tsSuites.length) say('litmus: --speedcheck applies to .litmus tests; a TypeScript suite decides its grid as always (traced cells, --herd and --json count every execution)');
   let suitesDone = 0;
   for (const s of tsSuites) {
     if (interrupted !== undefined || (await signalSeen(stop.signal))) break;
@@ -129,7 +130,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
   stop.stop();
   if (interrupted !== undefined) {
     // What is done, without the suite tables (a table of part of a suite would read as the whole).
-    console.error(interrupted);
+    say(interrupted);
     if (o.json) {
       const entries = inInputOrder([...[...inputErrors, ...reports].map(jsonEntry), ...tsEntries], order);
       console.log(JSON.stringify({ ...jsonReport(stop.exitCode, entries), interrupted: true, signal: stop.received, notChecked }, null, 2));
@@ -228,7 +229,7 @@ function inInputOrder(entries: JsonEntry[], order: string[]): JsonEntry[] {
  * whole document on stdout saying so. Exit 2.
  */
 function runFailure(o: { json?: boolean }, text: string, errors: JsonError[]): number {
-  console.error(text);
+  say(text);
   if (o.json) console.log(jsonFailure('check', errors));
   return 2;
 }
@@ -248,30 +249,30 @@ export async function runExport(inputs: string[], out: string, macros?: string):
   let primitives: PrimitiveTable | undefined;
   if (macros !== undefined) {
     if (!existsSync(macros) || statSync(macros).isDirectory()) {
-      console.error(`litmus: --macros ${macros}: no such file`);
+      say(`litmus: --macros ${macros}: no such file`);
       return 2;
     }
     try {
       primitives = loadMacros(resolve(macros));
     } catch (e) {
       if (!(e instanceof MacroFileError)) throw e;
-      console.error(e.format());
+      say(e.format());
       return 2;
     }
   }
   let status = 0;
   for (const m of missing) {
-    console.error(`${m}: no such file, folder or bundled test`);
+    say(`${m}: no such file, folder or bundled test`);
     status = 2;
   }
   for (const u of unreadable) {
-    console.error(`${u.path}: ${u.message}`);
+    say(`${u.path}: ${u.message}`);
     status = 2;
   }
   try {
     outputFolder(out);
   } catch (e) {
-    console.error(`litmus: cannot create the --out folder ${out}: ${whyFolder(e, out)}`);
+    say(`litmus: cannot create the --out folder ${out}: ${whyFolder(e, out)}`);
     return 2;
   }
   const roots = folders.map((d) => resolve(d));
@@ -282,14 +283,14 @@ export async function runExport(inputs: string[], out: string, macros?: string):
     const target = join(out, root ? relative(root, resolve(file)) : basename(file));
     const r = targets.claim(target, file) ?? exportFile(file, target, out, primitives);
     if (r) {
-      console.error(r);
+      say(r);
       status = 2;
     } else written++;
   }
   let total = files.length;
   for (const s of suites) {
     const r = await exportSuite(s, out, targets, primitives);
-    for (const e of r.errors) console.error(e);
+    for (const e of r.errors) say(e);
     if (r.errors.length) status = 2;
     written += r.written;
     total += r.total;
@@ -398,7 +399,7 @@ async function checkSuite(file: string, o: CheckFlags, jsonOut: JsonEntry[], sui
     verdictsOnly: !o.herd && !o.json,
     primitives,
   });
-  for (const e of run.errors) console.error(e);
+  for (const e of run.errors) say(e);
   if (o.json) {
     for (const c of run.cells) {
       if (c.result) jsonOut.push({ ...toJson(file, c.result, { version: c.version, scenario: c.scenario }), status: c.result.matches === false ? 'mismatch' : 'ok' });
@@ -476,7 +477,7 @@ export function runMerge(files: string[]): number {
     try {
       shard = readShard(f);
     } catch (e) {
-      console.error(`${f}: cannot read results: ${(e as Error).message}`);
+      say(`${f}: cannot read results: ${(e as Error).message}`);
       return 2;
     }
     all.push(...shard.results);
@@ -484,7 +485,7 @@ export function runMerge(files: string[]): number {
     // A run stopped by a signal: what it did is merged, and the merge fails (its inputs were not all checked).
     if (shard.notChecked !== undefined) {
       const message = `the run that wrote it was interrupted: ${shard.notChecked} of its inputs not checked`;
-      console.error(`${f}: ${message}`);
+      say(`${f}: ${message}`);
       all.push({ file: f, status: 'error', errors: [{ file: f, message }] });
       continue;
     }
@@ -492,7 +493,7 @@ export function runMerge(files: string[]): number {
     if (shard.status === 2 && !shard.results.some((r) => r.status === 'error')) {
       const errors = Array.isArray(shard.errors) ? (shard.errors as JsonError[]) : [];
       const message = `the run that wrote it failed (status 2)${shard.results.length ? '' : ' and checked nothing'}${errors.length ? `: ${errors.map((e) => e.message).join('; ')}` : ''}`;
-      console.error(`${f}: ${message}`);
+      say(`${f}: ${message}`);
       all.push({ file: f, status: 'error', errors: errors.length ? errors : [{ file: f, message }] });
     }
   }
@@ -502,7 +503,7 @@ export function runMerge(files: string[]): number {
   const status = Math.max(errors > 0 ? 2 : mism > 0 ? 1 : 0, worst);
   console.log(JSON.stringify(jsonReport(status, all), null, 2));
   const errorNote = errors ? `; ${errors} error${errors === 1 ? '' : 's'}` : '';
-  console.error(`merged ${all.length} results from ${files.length} files; ${mism} mismatch${mism === 1 ? '' : 'es'}${errorNote}`);
+  say(`merged ${all.length} results from ${files.length} files; ${mism} mismatch${mism === 1 ? '' : 'es'}${errorNote}`);
   return status;
 }
 

@@ -14,6 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { HerdUsageError, parseHerdArgs, type HerdOptions } from './herd7-args.js';
 import { readInputFile } from '../limits.js';
 import { outputFolder, WriteError } from '../write-file.cjs';
+import { say } from './say.js';
+import { printable } from '../parse/errors.js';
 
 const USAGE = `usage: litmus-herd7 [options] FILE.litmus...   (or: litmus herd7 [options] FILE.litmus...)
 herd7's command line for Linux-kernel C litmus tests, answered by litmus:
@@ -33,7 +35,7 @@ export interface HerdIo {
   err: (s: string) => void;
 }
 
-const STDIO: HerdIo = { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) };
+const STDIO: HerdIo = { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(printable(s)) };
 
 export async function herd7Main(argv: string[], io: HerdIo = STDIO): Promise<number> {
   let parsed: { opts: HerdOptions; files: string[] };
@@ -126,7 +128,7 @@ if (invoked === fileURLToPath(import.meta.url)) {
       process.exitCode = code;
     },
     (e: unknown) => {
-      console.error(`litmus-herd7: ${e instanceof Error ? e.message : String(e)}`);
+      say(`litmus-herd7: ${e instanceof Error ? e.message : String(e)}`);
       process.exitCode = 2;
     },
   );

@@ -12,21 +12,24 @@ import { availableParallelism } from 'node:os';
 import { relative, basename, sep } from 'node:path';
 import { checkSource, stateLine, type CheckResult } from '../check.js';
 import {
-  CATEGORIES, categorize, HistoryError, writeHistory, observationLines, parseDuration, parseHistory, passesProcs,
+  CATEGORIES, categorize, HistoryError, writeHistory, observationLines, openHistory, parseDuration, passesProcs,
   readLitmusOut, statesOf, timedOut, writeLitmusOut, type Category,
 } from '../history/history.js';
+import { costsOf, diffHistories, mergeHistories, OutputSpill } from '../history/store.js';
+import { costliestFirst, costOf, shardOf } from '../history/plan.js';
 import { timedOutOutput, type RecordOptions } from '../history/record.js';
 import type { Execution } from '../model/execution.js';
 import type { Model } from '../model/model.js';
 import { asLimit, LitmusError } from '../parse/errors.js';
 import { executionSteps, executionUnder } from '../report/trace.js';
 import { resolveInputs } from './inputs.js';
-import { LIMITS, readInputBytes, readInputFile } from '../limits.js';
+import { readInputFile } from '../limits.js';
 import { runWorkers } from './pool.js';
 import { Interruption } from './interrupt.js';
 import { jsonFailure } from './json-failure.js';
 import { WriteError } from '../write-file.cjs';
 import { primitivesFor, runModel } from './run-one.js';
+import { say } from './say.js';
 
 export interface HistoryFlags {
   model: string;
@@ -38,6 +41,12 @@ export interface HistoryFlags {
   destdir?: string;
   json?: boolean;
   beforeModel?: string;
+  /** herd7's -speedcheck true for every test. */
+  speedcheck?: boolean;
+  /** An earlier history whose Time lines order the run and deal out the shards. */
+  costs?: string;
+  /** record: only the K-th of N shards (K/N). */
+  shard?: string;
 }
 
 interface Test {
@@ -52,25 +61,38 @@ export async function runHistoryRecord(dirs: string[], o: HistoryFlags): Promise
   return guarded(async () => {
     if (o.out === undefined && o.destdir === undefined) throw new UsageError('history record needs --out FILE (a history file) or --destdir DIR (the scripts\' .litmus.out files; "." beside each test)');
     const opts = recordOptions(o);
-    const tests = selectTests(dirs, o.procs);
-    const t0 = performance.now();
-    const run = await runTests(tests, opts, o.jobs);
-    if (run.stop.received) {
-      // A history of part of the tests would read as the whole: nothing is written.
-      const done = run.outs.filter((x) => x !== undefined).length;
-      console.error(`litmus history: interrupted by ${run.stop.received} after ${done} of ${tests.length} tests: nothing written${o.out !== undefined ? ` (${o.out} is as it was)` : ''}`);
-      return run.stop.exitCode;
+    const all = selectTests(dirs, o.procs);
+    const cost = costsFor(all, o.costs, opts);
+    const tests = o.shard !== undefined ? shardTests(all, o.shard, o.costs !== undefined ? cost : undefined) : all;
+    // Each output goes to the spill (and its .litmus.out) as it comes: a collection's outputs are not all held.
+    const spill = new OutputSpill();
+    try {
+      let stopped = 0;
+      let noObservation = 0;
+      let done = 0;
+      const t0 = performance.now();
+      const stop = await runTests(tests, cost, opts, o.jobs, (t, out) => {
+        done++;
+        if (timedOut(out)) stopped++;
+        else if (observationLines(out).length === 0) noObservation++;
+        if (o.destdir !== undefined) writeLitmusOut(o.destdir, t.file, out);
+        spill.put(t.key, out);
+      });
+      if (stop.received) {
+        // A history of part of the tests would read as the whole: no history is written.
+        const kept = o.destdir !== undefined ? `; the .litmus.out files of the ${done} tests done are written under ${o.destdir}` : '';
+        say(`litmus history: interrupted by ${stop.received} after ${done} of ${tests.length} tests: ${o.destdir !== undefined ? 'no history' : 'nothing'} written${o.out !== undefined ? ` (${o.out} is as it was)` : ''}${kept}`);
+        return stop.exitCode;
+      }
+      const wall = (performance.now() - t0) / 1000;
+      if (o.out !== undefined) writeHistory(o.out, { header: headerLines(dirs, o, tests.length, stopped, wall), options: optionsRecord(o), entries: spill.entries() });
+      const where = [o.out, o.destdir !== undefined ? `.litmus.out files under ${o.destdir}` : undefined].filter(Boolean).join(' and ');
+      const share = o.shard !== undefined ? ` (shard ${o.shard} of ${all.length})` : '';
+      console.log(`recorded ${tests.length} test${tests.length === 1 ? '' : 's'}${share} into ${where} in ${wall.toFixed(1)} s: ${stopped} timed out (${o.timeout}), ${noObservation} without an Observation (not checkable; the entry says why)`);
+      return 0;
+    } finally {
+      spill.close();
     }
-    const outs = run.outs as string[];
-    const wall = (performance.now() - t0) / 1000;
-    const entries = tests.map((t, i) => ({ key: t.key, out: outs[i] }));
-    const stopped = entries.filter((e) => timedOut(e.out)).length;
-    const noObservation = entries.filter((e) => !timedOut(e.out) && observationLines(e.out).length === 0).length;
-    if (o.out !== undefined) writeHistory(o.out, { header: headerLines(dirs, o, tests.length, stopped, wall), options: optionsRecord(o), entries });
-    if (o.destdir !== undefined) tests.forEach((t, i) => writeLitmusOut(o.destdir!, t.file, outs[i]));
-    const where = [o.out, o.destdir !== undefined ? `.litmus.out files under ${o.destdir}` : undefined].filter(Boolean).join(' and ');
-    console.log(`recorded ${tests.length} test${tests.length === 1 ? '' : 's'} into ${where} in ${wall.toFixed(1)} s: ${stopped} timed out (${o.timeout}), ${noObservation} without an Observation (not checkable; the entry says why)`);
-    return 0;
   });
 }
 
@@ -81,65 +103,159 @@ export async function runHistoryCompare(hist: string, dirs: string[], o: History
     const model = modelOf(o.model);
     const beforeModel = o.beforeModel !== undefined ? modelOf(o.beforeModel) : undefined;
     const old = readHistory(hist);
-    const all = selectTests(dirs, o.procs);
-    const allTests: (Test & { before: string })[] = [];
-    const notInHistory: string[] = [];
-    for (const t of all) {
-      const before = old.entryOf(t);
-      if (before === undefined) notInHistory.push(t.key);
-      else allTests.push({ ...t, before });
-    }
-    const keys = new Set(all.map((t) => t.key));
-    const notRun = old.keys.filter((k) => !keys.has(k));
-    const t0 = performance.now();
-    const run = await runTests(allTests, opts, o.jobs);
-    // Interrupted: the tests finished are judged and shown; nothing is written.
-    const finished = allTests.map((t, i) => ({ t, out: run.outs[i] })).filter((x): x is { t: typeof x.t; out: string } => x.out !== undefined);
-    const tests = finished.map((x) => x.t);
-    const outs = finished.map((x) => x.out);
-    const interrupted = run.stop.received ? `litmus history: interrupted by ${run.stop.received} after ${tests.length} of ${allTests.length} tests (shown); nothing written` : undefined;
-    const wall = (performance.now() - t0) / 1000;
-    const counts = Object.fromEntries(CATEGORIES.map(([c]) => [c, 0])) as Record<Category, number>;
-    const judged = tests.map((t, i) => {
-      const category = categorize(t.before, outs[i]);
-      counts[category]++;
-      return { ...t, after: outs[i], category };
-    });
-    if (o.destdir !== undefined && !interrupted) tests.forEach((t, i) => writeLitmusOut(o.destdir!, t.file, outs[i], '.out.new'));
-    if (o.out !== undefined && !interrupted) {
-      writeHistory(o.out, { header: headerLines(dirs, o, tests.length, outs.filter(timedOut).length, wall), options: optionsRecord(o), entries: judged.map((j) => ({ key: j.key, out: j.after })) });
-    }
-    const changed = judged.filter((j) => j.category === 'changed');
-    if (o.json) {
-      const observation = (out: string) => (timedOut(out) ? 'timed out' : observationLines(out).join('\n') || null);
-      console.log(JSON.stringify({
-        categories: counts,
-        changed: changed.map((c) => ({ file: c.key, before: observation(c.before), after: observation(c.after) })),
-        notInHistory,
-        notRun,
-        ...(interrupted ? { interrupted: true, signal: run.stop.received } : {}),
-      }, null, 2));
-      if (interrupted) console.error(interrupted);
-      return interrupted ? run.stop.exitCode : changed.length ? 1 : 0;
-    }
-    const label = Object.fromEntries(CATEGORIES) as Record<Category, string>;
-    for (const j of judged) {
-      if (j.category === 'exact') continue;
-      if (j.category !== 'changed') {
-        console.log(`${label[j.category]}: ${j.key}`);
-        continue;
+    try {
+      const all = selectTests(dirs, o.procs);
+      const tests: Test[] = [];
+      const notInHistory: string[] = [];
+      for (const t of all) {
+        if (old.has(t)) tests.push(t);
+        else notInHistory.push(t.key);
       }
-      console.log(` ${label.changed}: ${j.key}`);
-      for (const line of changeLines(j, { model, beforeModel, beforeSpec: o.beforeModel, opts })) console.log(`   ${line}`);
+      const keys = new Set(all.map((t) => t.key));
+      const notRun = old.keys.filter((k) => !keys.has(k));
+      // The history's own Time lines order the run, unless --costs names another.
+      const cost = costsFor(tests, o.costs, opts, old.costs);
+      const spill = o.out !== undefined ? new OutputSpill() : undefined;
+      try {
+        const counts = Object.fromEntries(CATEGORIES.map(([c]) => [c, 0])) as Record<Category, number>;
+        const category = new Map<string, Category>();
+        // Only a changed test's outputs are kept (to explain it); the others are judged as they come.
+        const changed = new Map<string, { before: string; after: string }>();
+        let stopped = 0;
+        let done = 0;
+        const t0 = performance.now();
+        const stop = await runTests(tests, cost, opts, o.jobs, (t, after) => {
+          done++;
+          const before = old.entryOf(t)!;
+          const c = categorize(before, after);
+          counts[c]++;
+          category.set(t.key, c);
+          if (c === 'changed') changed.set(t.key, { before, after });
+          if (timedOut(after)) stopped++;
+          if (o.destdir !== undefined) writeLitmusOut(o.destdir, t.file, after, '.out.new');
+          spill?.put(t.key, after);
+        });
+        const wall = (performance.now() - t0) / 1000;
+        // Interrupted: the tests finished are judged and shown; no history is written.
+        const interrupted = stop.received
+          ? `litmus history: interrupted by ${stop.received} after ${done} of ${tests.length} tests (shown): no history written${o.destdir !== undefined ? `; the .litmus.out.new files of the ${done} tests done are written under ${o.destdir}` : ''}`
+          : undefined;
+        if (o.out !== undefined && !interrupted) writeHistory(o.out, { header: headerLines(dirs, o, tests.length, stopped, wall), options: optionsRecord(o), entries: spill!.entries() });
+        const exitCode = interrupted ? stop.exitCode : changed.size ? 1 : 0;
+        if (interrupted) say(interrupted);
+        const judged = tests.filter((t) => category.has(t.key)).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)).map((t) => ({ ...t, category: category.get(t.key)! }));
+        if (o.json) {
+          console.log(JSON.stringify({
+            categories: counts,
+            changed: judged.filter((j) => j.category === 'changed').map((j) => ({ file: j.key, before: observationOf(changed.get(j.key)!.before), after: observationOf(changed.get(j.key)!.after) })),
+            notInHistory,
+            notRun,
+            ...(interrupted ? { interrupted: true, signal: stop.received } : {}),
+          }, null, 2));
+          return exitCode;
+        }
+        const label = Object.fromEntries(CATEGORIES) as Record<Category, string>;
+        for (const j of judged) {
+          if (j.category === 'exact') continue;
+          if (j.category !== 'changed') {
+            console.log(`${label[j.category]}: ${j.key}`);
+            continue;
+          }
+          console.log(` ${label.changed}: ${j.key}`);
+          for (const line of changeLines({ ...j, ...changed.get(j.key)! }, { model, beforeModel, beforeSpec: o.beforeModel, opts })) console.log(`   ${line}`);
+        }
+        console.log(` --- Summary: ${judged.length} test${judged.length === 1 ? '' : 's'} of ${hist} re-run under ${model.name} in ${wall.toFixed(1)} s${interrupted ? ` (interrupted: ${tests.length - judged.length} not run)` : ''}`);
+        const plural: Record<Category, string> = { ...label, exact: 'Exact output matches' };
+        for (const [c] of CATEGORIES) if (counts[c]) console.log(`${plural[c]}: ${counts[c]}`);
+        if (notInHistory.length) console.log(`Not in the history (not compared): ${notInHistory.length}`);
+        if (notRun.length) console.log(`In the history but not found under ${dirs.join(' ')}: ${notRun.length}`);
+        return exitCode;
+      } finally {
+        spill?.close();
+      }
+    } finally {
+      old.close();
     }
-    console.log(` --- Summary: ${tests.length} test${tests.length === 1 ? '' : 's'} of ${hist} re-run under ${model.name} in ${wall.toFixed(1)} s`);
-    const plural: Record<Category, string> = { ...label, exact: 'Exact output matches' };
-    for (const [c] of CATEGORIES) if (counts[c]) console.log(`${plural[c]}: ${counts[c]}`);
-    if (notInHistory.length) console.log(`Not in the history (not compared): ${notInHistory.length}`);
-    if (notRun.length) console.log(`In the history but not found under ${dirs.join(' ')}: ${notRun.length}`);
-    if (interrupted) console.error(interrupted);
-    return interrupted ? run.stop.exitCode : changed.length ? 1 : 0;
   }, o.json);
+}
+
+/** A test's Observation line for --json: "timed out", or null when it has none. */
+function observationOf(out: string): string | null {
+  return timedOut(out) ? 'timed out' : observationLines(out).join('\n') || null;
+}
+
+/** `litmus history merge`: the shards of one run (record --shard K/N) as one history. */
+export function runHistoryMerge(hists: string[], o: { out: string }): number {
+  return guardedSync(() => {
+    const merged = mergeHistories(hists);
+    try {
+      const n = merged.entries.size;
+      const header = [
+        `litmus history: ${n} test${n === 1 ? '' : 's'}, merged from ${merged.sources} histor${merged.sources === 1 ? 'y' : 'ies'} (${hists.join(' ')}) by litmus ${packageVersion()}`,
+        ...merged.header.slice(1).filter((l) => !l.startsWith('litmus history:')),
+      ];
+      const options = merged.options ? Object.fromEntries(Object.entries(merged.options).filter(([k]) => k !== 'shard')) : undefined;
+      writeHistory(o.out, { header, options, entries: merged.entries.values() });
+      console.log(`merged ${n} test${n === 1 ? '' : 's'} from ${merged.sources} histor${merged.sources === 1 ? 'y' : 'ies'} into ${o.out}`);
+      return 0;
+    } finally {
+      merged.close();
+    }
+  });
+}
+
+/** `litmus history diff`: two saved histories sorted as cmplitmushist.sh sorts a re-run, nothing run. */
+export function runHistoryDiff(beforePath: string, afterPath: string, o: { json?: boolean }): number {
+  return guardedSync(() => {
+    const before = openHistory(beforePath);
+    try {
+      const after = openHistory(afterPath);
+      try {
+        const d = diffHistories(before, after);
+        const changed = d.judged.filter((j) => j.category === 'changed');
+        if (o.json) {
+          console.log(JSON.stringify({
+            categories: d.counts,
+            changed: changed.map((c) => ({ file: c.key, before: observationOf(before.entries.get(c.key)!.out), after: observationOf(after.entries.get(c.key)!.out) })),
+            onlyBefore: d.onlyOld,
+            onlyAfter: d.onlyNew,
+          }, null, 2));
+          return changed.length ? 1 : 0;
+        }
+        const label = Object.fromEntries(CATEGORIES) as Record<Category, string>;
+        for (const j of d.judged) {
+          if (j.category === 'exact') continue;
+          console.log(`${j.category === 'changed' ? ' ' : ''}${label[j.category]}: ${j.key}`);
+          if (j.category === 'changed') {
+            console.log(`   before: ${observationOf(before.entries.get(j.key)!.out) ?? '(no Observation line)'}`);
+            console.log(`   after:  ${observationOf(after.entries.get(j.key)!.out) ?? '(no Observation line)'}`);
+          }
+        }
+        console.log(` --- Summary: ${d.judged.length} test${d.judged.length === 1 ? '' : 's'} in both ${beforePath} and ${afterPath}`);
+        const plural: Record<Category, string> = { ...label, exact: 'Exact output matches' };
+        for (const [c] of CATEGORIES) if (d.counts[c]) console.log(`${plural[c]}: ${d.counts[c]}`);
+        if (d.onlyNew.length) console.log(`Only in ${afterPath}: ${d.onlyNew.length}`);
+        if (d.onlyOld.length) console.log(`Only in ${beforePath}: ${d.onlyOld.length}`);
+        return changed.length ? 1 : 0;
+      } finally {
+        after.close();
+      }
+    } finally {
+      before.close();
+    }
+  });
+}
+
+function guardedSync(body: () => number): number {
+  try {
+    return body();
+  } catch (e) {
+    if (e instanceof UsageError || e instanceof HistoryError || e instanceof WriteError) {
+      say(`litmus history: ${e.message}`);
+      return 2;
+    }
+    throw e;
+  }
 }
 
 /** Usage and history errors as one line and exit 2, never a stack trace; with --json, compare's document says so too. */
@@ -148,7 +264,7 @@ async function guarded(body: () => Promise<number>, json = false): Promise<numbe
     return await body();
   } catch (e) {
     if (e instanceof UsageError || e instanceof HistoryError || e instanceof WriteError) {
-      console.error(`litmus history: ${e.message}`);
+      say(`litmus history: ${e.message}`);
       if (json) console.log(jsonFailure('history compare', [{ file: '', message: e.message }]));
       return 2;
     }
@@ -172,19 +288,19 @@ function recordOptions(o: HistoryFlags): RecordOptions {
   // The model's files and its .def are read (and a problem in them reported) before any test.
   const macros = primitivesFor({ model: o.model }, modelOf(o.model));
   if (macros.error) throw new UsageError(macros.error.format());
-  return { model: o.model, unroll: o.unroll, timeoutMs };
+  return { model: o.model, unroll: o.unroll, timeoutMs, ...(o.speedcheck ? { speedcheck: true } : {}) };
 }
 
 /** What a history says it was made with (compare reads none of it back: the model is named on compare's command line). */
 function optionsRecord(o: HistoryFlags): Record<string, unknown> {
-  return { model: o.model, unroll: o.unroll, timeout: o.timeout, ...(o.procs !== undefined ? { procs: o.procs } : {}) };
+  return { model: o.model, unroll: o.unroll, timeout: o.timeout, ...(o.procs !== undefined ? { procs: o.procs } : {}), ...(o.speedcheck ? { speedcheck: true } : {}), ...(o.shard !== undefined ? { shard: o.shard } : {}) };
 }
 
 function headerLines(dirs: string[], o: HistoryFlags, n: number, stopped: number, wall: number): string[] {
   const version = packageVersion();
   return [
     `litmus history: ${n} test${n === 1 ? '' : 's'} under ${dirs.join(' ')}, by litmus ${version} under the model ${modelOf(o.model).name}`,
-    `per test: herd7's output as the kernel's scripts save it in FILE.litmus.out; timeout ${o.timeout} (${stopped} timed out), unroll ${o.unroll}${o.procs !== undefined ? `, at most ${o.procs} processes` : ''}`,
+    `per test: herd7's output${o.speedcheck ? ' with -speedcheck true' : ''} as the kernel's scripts save it in FILE.litmus.out; timeout ${o.timeout} (${stopped} timed out), unroll ${o.unroll}${o.procs !== undefined ? `, at most ${o.procs} processes` : ''}${o.shard !== undefined ? `, shard ${o.shard}` : ''}`,
     `made ${new Date().toISOString().replace(/\.\d+Z$/, 'Z')} in ${wall.toFixed(1)} s`,
   ];
 }
@@ -226,33 +342,59 @@ function selectTests(inputs: string[], procs: number | undefined): Test[] {
   return tests;
 }
 
-/** The saved outputs: a history file, or a folder holding the scripts' .litmus.out files (a DESTDIR; "." for beside the tests). */
-function readHistory(hist: string): { entryOf: (t: Test) => string | undefined; keys: string[] } {
+/**
+ * The saved outputs: a history file (read from the file, entry by entry), or
+ * a folder holding the scripts' .litmus.out files (a DESTDIR; "." for beside
+ * the tests). `costs`: what its Time lines say each test cost.
+ */
+function readHistory(hist: string): { has: (t: Test) => boolean; entryOf: (t: Test) => string | undefined; keys: string[]; costs?: (timeoutS: number) => Map<string, number>; close: () => void } {
   const st = statSync(hist, { throwIfNoEntry: false });
   if (!st) throw new UsageError(`${hist}: no such history file or folder`);
-  if (st.isDirectory()) return { entryOf: (t) => readLitmusOut(hist, t.file), keys: [] };
-  let bytes: Buffer;
-  try {
-    bytes = readInputBytes(hist, { maxBytes: LIMITS.historyBytes });
-  } catch (e) {
-    throw new UsageError(`${hist}: ${(e as Error).message}`);
-  }
-  const h = parseHistory(bytes, hist);
-  return { entryOf: (t) => h.entries.get(t.key)?.out, keys: [...h.entries.keys()] };
+  if (st.isDirectory()) return { has: (t) => readLitmusOut(hist, t.file) !== undefined, entryOf: (t) => readLitmusOut(hist, t.file), keys: [], close: () => undefined };
+  const h = openHistory(hist);
+  return { has: (t) => h.entries.has(t.key), entryOf: (t) => h.entries.get(t.key)?.out, keys: [...h.entries.keys()], costs: (s) => costsOf(h, s), close: h.close };
 }
 
 /**
- * Runs the tests on the worker pool, each given up (as timed out) a little
- * after its limit if it has not stopped itself; a test whose worker dies
- * (out of heap, a crash) is saved with a warning saying so, as herd7's
- * output of a test it could not run. A signal stops the run: the outputs
- * come back as far as they got (undefined for the others).
+ * What each test costs, to start the costliest first (src/history/plan.ts):
+ * the Time lines of the history --costs names, else of `fallback` (compare's
+ * own history), else an estimate from each test's text.
  */
-async function runTests(tests: Test[], opts: RecordOptions, jobs: number | undefined): Promise<{ outs: (string | undefined)[]; stop: Interruption }> {
+function costsFor(tests: Test[], costsPath: string | undefined, opts: RecordOptions, fallback?: (timeoutS: number) => Map<string, number>): Map<string, number> {
+  let measured: Map<string, number> | undefined;
+  if (costsPath !== undefined) {
+    const h = openHistory(costsPath);
+    try {
+      measured = costsOf(h, opts.timeoutMs / 1000);
+    } finally {
+      h.close();
+    }
+  } else measured = fallback?.(opts.timeoutMs / 1000);
+  return costOf(tests, measured, readableText);
+}
+
+function shardTests(tests: Test[], spec: string, cost: Map<string, number> | undefined): Test[] {
+  try {
+    return shardOf(tests, spec, cost);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/**
+ * Runs the tests on the worker pool, the costliest first, each given up (as
+ * timed out) a little after its limit if it has not stopped itself; a test
+ * whose worker dies (out of heap, a crash) is saved with a warning saying
+ * so, as herd7's output of a test it could not run. Each output is handed
+ * to `take` as it comes, not kept. A signal stops the run (the Interruption
+ * returned says so): the tests not finished are never handed over.
+ */
+async function runTests(tests: Test[], cost: Map<string, number>, opts: RecordOptions, jobs: number | undefined, take: (t: Test, out: string) => void): Promise<Interruption> {
   const progress = progressLine(tests.length);
+  const order = costliestFirst(tests, cost);
   const stop = new Interruption();
   try {
-    const outs = await runWorkers<string>(tests.map((t) => t.file), {
+    await runWorkers<string>(order.map((t) => t.file), {
       workerUrl: new URL('./history-worker.js', import.meta.url),
       workerData: opts,
       jobs: jobs ?? availableParallelism(),
@@ -260,9 +402,10 @@ async function runTests(tests: Test[], opts: RecordOptions, jobs: number | undef
       onDeadline: () => timedOutOutput(),
       onFailure: (file, why) => `Warning: File "${file}": ${why}\n`,
       onDone: progress.update,
+      onResult: (i, out) => take(order[i], out),
       signal: stop.signal,
     });
-    return { outs, stop };
+    return stop;
   } finally {
     progress.end();
     stop.stop();

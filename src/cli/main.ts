@@ -8,6 +8,8 @@ import { addModelOptions } from './model-flags.js';
 import { OPTION_RULES, ruleText, wholeNumberIn, type NumberRule } from '../limits.js';
 import { jsonFailure, wantsJson, type JsonCommand } from './json-failure.js';
 import type { JsonError } from './run-one.js';
+import { say } from './say.js';
+import { printable } from '../parse/errors.js';
 
 const program = new Command();
 
@@ -25,7 +27,7 @@ const JOBS = { min: 1, max: 1024 };
 /** How a command reports a bad model option: its line on stderr, and with --json the command's document on stdout. */
 function modelErrorOf(command: JsonCommand, json: boolean | undefined): (text: string, errors: JsonError[]) => void {
   return (text, errors) => {
-    console.error(text);
+    say(text);
     if (json) console.log(jsonFailure(command, errors));
   };
 }
@@ -52,7 +54,7 @@ program
     if (json) process.stdout.write(`${jsonFailure(json, [{ file: '', message: err.message.replace(/^error: /, '') }])}\n`);
     process.exit(err.exitCode === 0 ? 0 : 2);
   })
-  .configureOutput({ outputError: (s, write) => write(s) });
+  .configureOutput({ outputError: (s, write) => write(printable(s)) });
 
 addLimitOptions(addModelOptions(program
   .command('check')
@@ -126,7 +128,7 @@ program
     try {
       console.log(`wrote ${writeNewTest(name, o.from, o.ts ?? false)}`);
     } catch (e) {
-      console.error(`litmus new: ${(e as Error).message}`);
+      say(`litmus new: ${(e as Error).message}`);
       process.exitCode = 2;
     }
   });
@@ -158,7 +160,9 @@ function historyOptions(c: Command): Command {
     .option('--unroll <n>', 'loop unrolling bound (herd7: 2)', intArg('--unroll', OPTION_RULES.unroll), 2)
     .option('--timeout <T>', "per test, as the scripts write it: 10s, 10m, 2h (no candidate cap: the time is the limit)", '1m')
     .option('--procs <n>', 'only C tests with at most <n> processes (no line starting P<n>), as the scripts\' --procs', intArg('--procs', { min: 1, max: 1024 }))
-    .option('-j, --jobs <n>', 'worker threads (default: one per core)', intArg('--jobs', JOBS));
+    .option('-j, --jobs <n>', 'worker threads (default: one per core)', intArg('--jobs', JOBS))
+    .option('--speedcheck', "run each test as herd7 -speedcheck true does (only the states the condition looks for, the Observation decided without counting every execution): where only the Observation is needed")
+    .option('--costs <history>', 'an earlier history whose Time lines say what each test costs: the costliest start first (compare: by default its history), and --shard deals them out by it');
 }
 
 historyOptions(history.command('record'))
@@ -166,6 +170,7 @@ historyOptions(history.command('record'))
   .argument('<dirs...>', 'folders (every .litmus below) or test files')
   .option('--out <file>', 'the history file to write (one file: per test, its .litmus.out text)')
   .option('--destdir <dir>', "also write the scripts' .litmus.out files under <dir> (DIR/PATH.litmus.out; '.' puts each beside its test)")
+  .option('--shard <k/n>', 'record only the k-th of n shares of the tests (dealt by --costs, so that the shares take about the same time; else every n-th); litmus history merge puts the shards together')
   .action(async (dirs: string[], o) => {
     const { applyModelFlags } = await import('./model-options.js');
     if (!applyModelFlags(o)) return void (process.exitCode = 2);
@@ -193,6 +198,27 @@ historyOptions(history.command('compare'))
     process.exitCode = await runHistoryCompare(hist, dirs, o);
   });
 
+history
+  .command('merge')
+  .description('put the histories of a run\'s shards (record --shard) together into one')
+  .argument('<histories...>', 'the shards\' history files')
+  .requiredOption('--out <file>', 'the history file to write')
+  .action(async (hists: string[], o: { out: string }) => {
+    const { runHistoryMerge } = await import('./history.js');
+    process.exitCode = runHistoryMerge(hists, o);
+  });
+
+history
+  .command('diff')
+  .description('sort each test of two saved histories as cmplitmushist.sh does, running nothing (exit 1 if a result changed)')
+  .argument('<before>', 'the older history file')
+  .argument('<after>', 'the newer history file')
+  .option('--json', 'print {categories, changed: [{file, before, after}], onlyBefore, onlyAfter}')
+  .action(async (before: string, after: string, o: { json?: boolean }) => {
+    const { runHistoryDiff } = await import('./history.js');
+    process.exitCode = runHistoryDiff(before, after, o);
+  });
+
 program
   .command('herd7')
   .description("herd7's command line and output (e.g. herd7 -conf linux-kernel.cfg X.litmus), for the kernel's scripts; also the litmus-herd7 command")
@@ -218,7 +244,7 @@ program
 
 function fail(e: unknown): never {
   const message = e instanceof Error ? e.message : String(e);
-  console.error(`litmus: ${message}`);
+  say(`litmus: ${message}`);
   const json = wantsJson(process.argv.slice(2));
   if (json) process.stdout.write(`${jsonFailure(json, [{ file: '', message: `internal error: ${message} (please report it)` }])}\n`);
   process.exit(2);

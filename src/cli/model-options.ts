@@ -15,6 +15,7 @@ import { ModelError } from '../../models/cat/lexer.js';
 
 import type { ModelFlags } from './model-flags.js';
 import type { JsonError } from './run-one.js';
+import { say } from './say.js';
 
 /** A problem with the model options (not in a model file): a usage error. */
 export class ModelOptionError extends Error {}
@@ -78,7 +79,7 @@ function findOrFail(name: string, dirs: string[], what: string): string {
  * `onError`, the line and the error as data go to it instead (a --json run
  * prints its document too).
  */
-export function applyModelFlags<T extends ModelFlags>(o: T, onError: (text: string, errors: JsonError[]) => void = (text) => console.error(text)): o is T & { model: string } {
+export function applyModelFlags<T extends ModelFlags>(o: T, onError: (text: string, errors: JsonError[]) => void = (text) => say(text)): o is T & { model: string } {
   try {
     o.model = modelSpecFromFlags(o);
     // The .def (and --no-shortcuts) are now part of the model spec, which every layer and worker reads.

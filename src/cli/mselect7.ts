@@ -17,7 +17,7 @@ import { dirname, join, isAbsolute } from 'node:path';
 import { readInputBytes } from '../limits.js';
 import { firstLine } from '../parse/header.js';
 import { parseLitmus } from '../parse/parser.js';
-import { LitmusError } from '../parse/errors.js';
+import { LitmusError, printable } from '../parse/errors.js';
 
 const USAGE = `usage: litmus-mselect7 [options] [test...]   (or: litmus mselect7 [options] [test...])
 herdtools7's mselect7, as the kernel's scripts use it: print the names of the tests that pass.
@@ -99,7 +99,7 @@ export interface MselectIo {
 
 const STDIO: MselectIo = {
   out: (s) => void process.stdout.write(s),
-  err: (s) => void process.stderr.write(s),
+  err: (s) => void process.stderr.write(printable(s)),
   stdin: () => readFileSync(0, 'utf8'),
 };
 

@@ -61,6 +61,8 @@ export interface WorkerTasks<R> {
   onDone?: (done: number) => void;
   /** Ends the run when aborted (a signal): every worker is ended, the results so far returned (undefined for the others). */
   signal?: AbortSignal;
+  /** Each file's result as it comes (`i`: its index): the results are then not kept (runWorkers returns none). */
+  onResult?: (i: number, r: R) => void;
 }
 
 /** Why a worker died, for the file it was checking. */
@@ -83,7 +85,8 @@ export async function runWorkers<R>(files: string[], t: WorkerTasks<R>): Promise
   let next = 0;
   let done = 0;
   const finish = (i: number, r: R) => {
-    results[i] = r;
+    if (t.onResult) t.onResult(i, r);
+    else results[i] = r;
     t.onDone?.(++done);
   };
   /** Each lane's worker, ended (and the lane done) when the run is aborted. */

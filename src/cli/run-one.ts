@@ -6,7 +6,7 @@ import { basename, join } from 'node:path';
 import { checkSource, livenessWords, type CheckResult, type Liveness } from '../check.js';
 import { getModel, specMacros, unknownModelMessage } from '../../models/index.js';
 import type { Model } from '../model/model.js';
-import { asLimit, LitmusError } from '../parse/errors.js';
+import { asLimit, LitmusError, printable } from '../parse/errors.js';
 import { herdBlock, humanLine } from '../report/herd.js';
 import { suiteMeta, type SuiteMeta } from '../report/suite.js';
 import { loadMacros, MacroFileError, refuseUnknownTags } from '../events/def.js';
@@ -74,8 +74,8 @@ export interface JsonError {
 
 /** A report for an input that could not be checked. */
 export function failedReport(file: string, message: string, pos?: { line: number; col: number }): FileReport {
-  const where = pos ? `${file}:${pos.line}:${pos.col}` : file;
-  return { file, status: 2, error: `${where}: ${message}`, errors: [{ file, ...pos, message }] };
+  const where = pos ? `${printable(file)}:${pos.line}:${pos.col}` : printable(file);
+  return { file, status: 2, error: `${where}: ${printable(message)}`, errors: [{ file, ...pos, message }] };
 }
 
 /** A test's liveness verdict, for --json: with a hang, the thread that waits forever, its line, and what it keeps reading (a loop) or the lock it waits for. */

@@ -23,6 +23,7 @@ import { readInputBytes } from '../limits.js';
 import type { Pos } from '../parse/ast.js';
 import { ANNOTS, FENCE_KINDS, SRCU_KINDS } from './event.js';
 import { BUILTIN_PRIMITIVES, primitiveTable, type ArgSource, type MacroOrigin, type Primitive, type PrimitiveInfo, type PrimitiveTable, type RmwOp, type UnsupportedMacro } from './primitives.js';
+import { printable } from '../parse/errors.js';
 
 /** A problem in a macro file, where it is. */
 export class MacroFileError extends Error {
@@ -31,7 +32,7 @@ export class MacroFileError extends Error {
     readonly file: string,
     readonly pos: Pos,
   ) {
-    super(message);
+    super(printable(message));
     this.name = 'MacroFileError';
   }
 
@@ -40,7 +41,7 @@ export class MacroFileError extends Error {
 
   /** One line per problem: `file:line:col: message`. */
   format(): string {
-    return [this, ...(this.others ?? [])].map((e) => `${e.file}:${e.pos.line}:${e.pos.col}: ${e.message}`).join('\n');
+    return [this, ...(this.others ?? [])].map((e) => `${printable(e.file)}:${e.pos.line}:${e.pos.col}: ${e.message}`).join('\n');
   }
 }
 

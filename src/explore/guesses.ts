@@ -119,7 +119,7 @@ function noCycleThrough(s: ExploreState): boolean {
     const thread = s.prog.threads[b.t];
     return { read: b.r, thread, pc, ins: thread.code[pc] as PrimInstr, address: addressOf(s.prog, b.r.loc) };
   });
-  return !s.model.mayCycleThrough(reads);
+  return !s.model.mayCycleThrough(reads, s.prog);
 }
 
 /** The values a read of loc by thread t may guess: what other threads may still write there. */

@@ -195,7 +195,7 @@ function openLockWrite(s: ExploreState, t: number, loc: number, before: number):
 function lockOrdered(s: ExploreState, a: Event, b: Event): boolean {
   const aHeld = a.held;
   const bHeld = b.held;
-  if (!aHeld || !bHeld || !s.model.lockOrders(a, b)) return false;
+  if (!aHeld || !bHeld || !s.model.lockOrders(a, b, s.prog)) return false;
   for (const la of aHeld) {
     for (const lb of bHeld) {
       if (la === lb) continue;

@@ -189,7 +189,7 @@ function onlyInSectionsAfter(s: ExploreState, v: number, L: number, r: Event): b
   const guard = s.domain.lockGuards[v].get(L);
   if (!guard || guard.outside[pc].has(r.loc)) return false;
   for (const wpc of guard.inside[pc]) {
-    if (s.domain.addresses[v][wpc].has(r.loc) && !s.model.lockOrders(r, writeOf(s, v, wpc, r.loc))) return false;
+    if (s.domain.addresses[v][wpc].has(r.loc) && !s.model.lockOrders(r, writeOf(s, v, wpc, r.loc), s.prog)) return false;
   }
   return true;
 }

@@ -10,7 +10,7 @@
 //   (DESTDIR/PATH.out for the test PATH, PATH as named from the folder the
 //   scripts run in; beside each test when DESTDIR is `.`).
 
-import { existsSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { LIMITS, readInputFile } from '../limits.js';
 import { dirname, join, relative, resolve } from 'node:path';
 import { outputFolder, writeFileAtomic } from '../write-file.cjs';
@@ -96,54 +96,143 @@ const NEWLINE = 0x0a;
  * Reads a history file's text (or bytes). An entry's output is decoded only
  * when asked for: the file's bytes stay outside the JavaScript heap, and a
  * whole collection's history (hundreds of megabytes) is read without
- * building one string of it.
+ * building one string of it. openHistory reads one from its file, holding
+ * only where each entry is.
  */
 export function parseHistory(input: string | Buffer, file: string): History {
   const buf = typeof input === 'string' ? Buffer.from(input, 'utf8') : input;
-  const header: string[] = [];
-  let options: Record<string, unknown> | undefined;
-  const entries = new Map<string, HistoryEntry>();
-  let current: { key: string; start: number } | undefined;
-  const close = (end: number) => {
-    if (current) entries.set(current.key, lazyEntry(current.key, buf.subarray(current.start, end)));
-  };
-  const isEntry = (at: number) => buf[at] === 0x3d && buf[at + 1] === 0x3d && buf[at + 2] === 0x3d && buf[at + 3] === 0x20;
-  const isEnd = (at: number) => buf[at] === 0x3d && buf.toString('latin1', at, at + END.length) === END;
-  let declared: number | undefined;
-  let ended: { count: string; line: number } | undefined;
-  let n = 0;
-  for (let at = 0; at < buf.length; n++) {
+  const scan = new HistoryScan(file);
+  for (let at = 0; at < buf.length; ) {
     const nl = buf.indexOf(NEWLINE, at);
     const end = nl < 0 ? buf.length : nl;
     const next = nl < 0 ? buf.length : nl + 1;
-    if (ended) {
-      if (buf.toString('utf8', at, end).trim() !== '') throw new HistoryError(`${file}:${n + 1}: text after the history's last line (line ${ended.line}, "${END.trim()} ...")`);
-    } else if (isEnd(at)) {
-      close(at);
-      current = undefined;
-      ended = { count: buf.toString('utf8', at + END.length, end), line: n + 1 };
-    } else if (isEntry(at)) {
-      close(at);
-      const key = buf.toString('utf8', at + ENTRY.length, end);
-      if (entries.has(key)) throw new HistoryError(`${file}:${n + 1}: the test ${key} is in the history twice`);
-      current = { key, start: next };
-    } else if (!current) {
-      const l = buf.toString('utf8', at, end);
-      if (l.startsWith('# options: ')) {
-        try {
-          options = JSON.parse(l.slice('# options: '.length)) as Record<string, unknown>;
-        } catch {
-          throw new HistoryError(`${file}:${n + 1}: the options line is not JSON`);
-        }
-      } else if (l.startsWith(`# ${COUNT}`) && /^\d+$/.test(l.slice(COUNT.length + 2))) declared = Number(l.slice(COUNT.length + 2));
-      else if (l.startsWith('#')) header.push(l.replace(/^# ?/, ''));
-      else if (l.trim() !== '') throw new HistoryError(`${file}:${n + 1}: not a litmus history (a test's entry starts with "${ENTRY}PATH")`);
-    }
+    scan.line(buf.subarray(at, end), at, next);
     at = next;
   }
-  close(buf.length);
-  checkWhole(file, declared, ended, entries.size, header);
-  return { header, options, entries };
+  const found = scan.finish(buf.length);
+  const entries = new Map<string, HistoryEntry>();
+  for (const [key, [start, end]] of found.where) entries.set(key, lazyEntry(key, buf.subarray(start, end)));
+  return { header: found.header, options: found.options, entries };
+}
+
+/** What a history file holds, as its lines are read one by one: the header, and where each entry's output lies (byte offsets). */
+class HistoryScan {
+  readonly header: string[] = [];
+  options: Record<string, unknown> | undefined;
+  readonly where = new Map<string, [number, number]>();
+  private current: { key: string; start: number } | undefined;
+  private declared: number | undefined;
+  private ended: { count: string; line: number } | undefined;
+  private n = 0;
+
+  constructor(private readonly file: string) {}
+
+  private close(end: number): void {
+    if (this.current) this.where.set(this.current.key, [this.current.start, end]);
+  }
+
+  /** One line (without its newline) that starts at byte `at`; the next starts at `next`. */
+  line(l: Buffer, at: number, next: number): void {
+    const n = ++this.n;
+    const file = this.file;
+    if (this.ended) {
+      if (l.toString('utf8').trim() !== '') throw new HistoryError(`${file}:${n}: text after the history's last line (line ${this.ended.line}, "${END.trim()} ...")`);
+    } else if (l[0] === 0x3d && l.toString('latin1', 0, END.length) === END) {
+      this.close(at);
+      this.current = undefined;
+      this.ended = { count: l.toString('utf8', END.length), line: n };
+    } else if (l[0] === 0x3d && l[1] === 0x3d && l[2] === 0x3d && l[3] === 0x20) {
+      this.close(at);
+      const key = l.toString('utf8', ENTRY.length);
+      if (this.where.has(key)) throw new HistoryError(`${file}:${n}: the test ${key} is in the history twice`);
+      this.current = { key, start: next };
+    } else if (!this.current) {
+      const text = l.toString('utf8');
+      if (text.startsWith('# options: ')) {
+        try {
+          this.options = JSON.parse(text.slice('# options: '.length)) as Record<string, unknown>;
+        } catch {
+          throw new HistoryError(`${file}:${n}: the options line is not JSON`);
+        }
+      } else if (text.startsWith(`# ${COUNT}`) && /^\d+$/.test(text.slice(COUNT.length + 2))) this.declared = Number(text.slice(COUNT.length + 2));
+      else if (text.startsWith('#')) this.header.push(text.replace(/^# ?/, ''));
+      else if (text.trim() !== '') throw new HistoryError(`${file}:${n}: not a litmus history (a test's entry starts with "${ENTRY}PATH")`);
+    }
+  }
+
+  /** The end of the file (`size` bytes): the last entry closed, and the file checked whole. */
+  finish(size: number): this {
+    this.close(size);
+    this.current = undefined;
+    checkWhole(this.file, this.declared, this.ended, this.where.size, this.header);
+    return this;
+  }
+}
+
+/** Bytes read at a time by openHistory. */
+const CHUNK = 4 << 20;
+
+/**
+ * A history read from its file as parseHistory reads it, holding only where
+ * each entry is: an entry's output is read from the file when asked for
+ * (each time), so that a whole collection's history costs a few hundred
+ * bytes per test of memory, not its size. The file must be a regular file
+ * (a FIFO or a device is refused); `close` when done.
+ */
+export function openHistory(path: string): History & { close: () => void } {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (e) {
+    throw new HistoryError(`${path}: ${(e as Error).message}`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new HistoryError(`${path}: not a regular file (a device, a FIFO or a socket): not read`);
+    if (st.size > LIMITS.historyBytes) throw new HistoryError(`${path}: larger than ${LIMITS.historyBytes} bytes`);
+    const scan = new HistoryScan(path);
+    const chunk = Buffer.allocUnsafe(CHUNK);
+    let carry = Buffer.alloc(0);
+    let carryAt = 0;
+    let pos = 0;
+    for (;;) {
+      const got = readSync(fd, chunk, 0, CHUNK, pos);
+      if (got === 0) break;
+      const data = carry.length ? Buffer.concat([carry, chunk.subarray(0, got)]) : chunk.subarray(0, got);
+      const base = carry.length ? carryAt : pos;
+      pos += got;
+      let at = 0;
+      for (;;) {
+        const nl = data.indexOf(NEWLINE, at);
+        if (nl < 0) break;
+        scan.line(data.subarray(at, nl), base + at, base + nl + 1);
+        at = nl + 1;
+      }
+      carry = Buffer.from(data.subarray(at));
+      carryAt = base + at;
+    }
+    if (carry.length) scan.line(carry, carryAt, carryAt + carry.length);
+    scan.finish(pos);
+    const entries = new Map<string, HistoryEntry>();
+    for (const [key, [start, end]] of scan.where) {
+      entries.set(key, {
+        key,
+        get out(): string {
+          const bytes = Buffer.allocUnsafe(end - start);
+          for (let got = 0; got < bytes.length; ) {
+            const n = readSync(fd, bytes, got, bytes.length - got, start + got);
+            if (n === 0) throw new HistoryError(`${path}: changed while it was read`);
+            got += n;
+          }
+          return entryText(bytes);
+        },
+      });
+    }
+    return { header: scan.header, options: scan.options, entries, close: () => closeSync(fd) };
+  } catch (e) {
+    closeSync(fd);
+    throw e;
+  }
 }
 
 /**
@@ -174,17 +263,19 @@ function checkWhole(file: string, declared: number | undefined, ended: { count: 
   if (said && Number(said[1]) !== found) throw cut(`its header says ${said[1]} tests and it holds ${found}`);
 }
 
+/** An entry's output from its lines in the file: unescaped. */
+function entryText(bytes: Buffer): string {
+  const text = bytes.toString('utf8');
+  return text === '' ? '' : `${(text.endsWith('\n') ? text.slice(0, -1) : text).replace(/^\\/gm, '')}\n`;
+}
+
 /** An entry whose output is its lines in the file, unescaped, decoded when first read. */
 function lazyEntry(key: string, bytes: Buffer): HistoryEntry {
   let out: string | undefined;
   return {
     key,
     get out(): string {
-      if (out === undefined) {
-        const text = bytes.toString('utf8');
-        out = text === '' ? '' : `${(text.endsWith('\n') ? text.slice(0, -1) : text).replace(/^\\/gm, '')}\n`;
-      }
-      return out;
+      return (out ??= entryText(bytes));
     },
   };
 }

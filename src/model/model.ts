@@ -22,17 +22,19 @@ export interface Model {
    * load-buffering cycle through these reads: each read, then a later write
    * of its thread that another waiting read reads. Whether the model may
    * allow such a cycle; false drops the branch, true has it explored (values
-   * guessed) and judged.
+   * guessed) and judged. `p`: the program explored (what the model may
+   * know of it: which locations its locks use).
    */
-  mayCycleThrough(reads: readonly WaitingRead[]): boolean;
+  mayCycleThrough(reads: readonly WaitingRead[], p?: Program): boolean;
   /**
    * Mutual exclusion, as pruning the model declares: access a's critical
    * section comes before access b's in the order of a lock both are inside.
    * Whether every allowed execution then orders a before b (b does not read
    * from a write that a's section overwrote, a does not read from b, and a
    * write b is coherence-after a write a); false has every order explored.
+   * `p`: the program explored.
    */
-  lockOrders(a: Event, b: Event): boolean;
+  lockOrders(a: Event, b: Event, p?: Program): boolean;
   /**
    * Whether a read that is its thread's last event and reads the last write
    * of its location's coherence order keeps a consistent prefix

@@ -1,6 +1,20 @@
 import type { Pos } from './ast.js';
 
 /**
+ * A text as a message may show it: control characters (NUL, escape, bell,
+ * carriage return, ...), and the Unicode ones that reorder or hide text,
+ * written as escapes (`\x00`, `\x1b`, `\u202e`), so that a message never
+ * puts a raw control byte on the terminal (a test, a file name or a model
+ * may hold any byte). Newlines and tabs are kept.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
+
+/**
  * A problem with a litmus test that the user must fix: bad syntax, an
  * unsupported construct, a name that is not declared. Always carries a
  * position, so that the CLI can print `file:line:col: message`.
@@ -10,7 +24,7 @@ export class LitmusError extends Error {
     message: string,
     readonly pos: Pos,
   ) {
-    super(message);
+    super(printable(message));
     this.name = 'LitmusError';
   }
 
@@ -19,7 +33,7 @@ export class LitmusError extends Error {
 
   /** One line per problem: `file:line:col: message`. */
   format(file: string): string {
-    return [this, ...(this.others ?? [])].map((e) => `${file}:${e.pos.line}:${e.pos.col}: ${e.message}`).join('\n');
+    return [this, ...(this.others ?? [])].map((e) => `${printable(file)}:${e.pos.line}:${e.pos.col}: ${e.message}`).join('\n');
   }
 }
 
@@ -43,13 +57,13 @@ export class LimitError extends Error {
     /** The time limit stopped it (not the candidate cap, a size bound or the stack). */
     readonly timedOut = false,
   ) {
-    super(message);
+    super(printable(message));
     this.name = 'LimitError';
   }
 
   /** `file:line:col: message`, or `file: message` without a position. */
   format(file: string): string {
-    return this.pos ? `${file}:${this.pos.line}:${this.pos.col}: ${this.message}` : `${file}: ${this.message}`;
+    return this.pos ? `${printable(file)}:${this.pos.line}:${this.pos.col}: ${this.message}` : `${printable(file)}: ${this.message}`;
   }
 }
 

@@ -5,6 +5,7 @@ import { basename, dirname } from 'node:path';
 import { resolveInputs } from '../cli/inputs.js';
 import { getModel, unknownModelMessage } from '../../models/index.js';
 import { startServer } from './server.js';
+import { say } from '../cli/say.js';
 
 interface ServeFlags {
   host: string;
@@ -18,13 +19,13 @@ interface ServeFlags {
 
 export async function runServe(target: string, o: ServeFlags): Promise<number> {
   if (!getModel(o.model)) {
-    console.error(`litmus: ${unknownModelMessage(o.model)}`);
+    say(`litmus: ${unknownModelMessage(o.model)}`);
     return 2;
   }
   // A path as given; else a name in the bundled litmus/ folder.
   const found = existsSync(target) ? target : resolveInputs([target]).folders[0] ?? resolveInputs([target]).files[0];
   if (!found) {
-    console.error(`${target}: no such file, folder or bundled test`);
+    say(`${target}: no such file, folder or bundled test`);
     return 2;
   }
   const isFolder = statSync(found).isDirectory();
@@ -53,7 +54,7 @@ export async function runServe(target: string, o: ServeFlags): Promise<number> {
     await s.close();
     return 0;
   } catch (e) {
-    console.error(`litmus serve: cannot listen on ${o.host}:${o.port}: ${(e as Error).message}`);
+    say(`litmus serve: cannot listen on ${o.host}:${o.port}: ${(e as Error).message}`);
     return 2;
   }
 }

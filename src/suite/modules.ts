@@ -10,6 +10,7 @@ import type * as TsMorph from 'ts-morph';
 import type { FunctionDeclaration, Node, Project, SourceFile } from 'ts-morph';
 import type { Pos } from '../parse/ast.js';
 import { readInputFile } from '../limits.js';
+import { printable } from '../parse/errors.js';
 
 export type Morph = typeof TsMorph;
 
@@ -20,12 +21,12 @@ export class SuiteError extends Error {
     readonly file: string,
     readonly pos: Pos,
   ) {
-    super(message);
+    super(printable(message));
     this.name = 'SuiteError';
   }
 
   format(): string {
-    return `${this.file}:${this.pos.line}:${this.pos.col}: ${this.message}`;
+    return `${printable(this.file)}:${this.pos.line}:${this.pos.col}: ${this.message}`;
   }
 }
 
