@@ -18,7 +18,9 @@ export function head(): string {
     '',
     'Written by the bench (`npm run bench`, bench/run.ts), every section from one bench script (bench/sections.ts),',
     'each with the date, commit, machine and load average of its run: nothing here is written by hand, and',
-    'earlier figures are in this file\'s git history. What is measured and how: docs/performance.md.',
+    'earlier figures are in this file\'s git history. A section of bench/sections.ts missing here has not been measured',
+    'since the file was last written whole (`npm run bench -- --only NAME` measures it and puts it in its place).',
+    'What is measured and how: docs/performance.md.',
   ].join('\n');
 }
 

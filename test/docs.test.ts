@@ -212,7 +212,7 @@ describe('output shown in the documents', () => {
 });
 
 describe('bench/RESULTS.md', () => {
-  it('is written by the bench: its head, then one part per section of bench/sections.ts, in order, nothing else', () => {
+  it('is written by the bench: its head, then parts of sections of bench/sections.ts, each once, in order, nothing else', () => {
     const md = text('bench/RESULTS.md');
     expect(md.startsWith(`${head()}\n`)).toBe(true);
     let rest = md.slice(head().length);
@@ -228,7 +228,11 @@ describe('bench/RESULTS.md', () => {
       names.push(m![1]);
       rest = rest.slice(close + end(m![1]).length);
     }
-    expect(names).toEqual(SECTIONS.map((s) => s.name));
+    // A section added to SECTIONS since the last whole run is missing until a run measures it (--only NAME).
+    const order = SECTIONS.map((s) => s.name);
+    expect(names.length).toBeGreaterThan(0);
+    expect(names.filter((n) => !order.includes(n)), 'parts of no section').toEqual([]);
+    expect(names, 'each section once, in the order of SECTIONS').toEqual(order.filter((n) => names.includes(n)));
   });
 
   it('--only replaces a section in place and puts a missing one where SECTIONS has it', () => {
