@@ -6,7 +6,7 @@
 // group, a test of the cause itself.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkOne } from '../src/cli/herd7-test.js';
@@ -15,7 +15,9 @@ import { checkSource } from '../src/check.js';
 import { lkmm } from '../models/lkmm.js';
 import { compileModelFiles } from '../models/cat/model.js';
 import type { Model } from '../src/model/model.js';
-import { HAVE_LKMM, LKMM_DIR, stateSet } from './util.js';
+import { CLI, copyLkmm, HAVE_LKMM, LKMM_DIR, runNode, stateSet } from './util.js';
+import { herdFindings, refusals } from '../src/export/lint.js';
+import { parseLitmus } from '../src/parse/parser.js';
 
 let dir: string;
 beforeAll(() => {
@@ -269,5 +271,79 @@ describe('arrays in the initial state', () => {
       ['int a[2];', 'a[5]=0', /Out of bounds access on array a/],
     ];
     for (const [init, cond, why] of refused) expect(herd7('refused', one('refused', init, ['\tint r0;\n\n\tr0 = READ_ONCE(*a);'], cond)), init).toMatch(why);
+  });
+});
+
+// ---------------------------------------------------------------- herd7's grammar at its edges
+
+describe("herd7's grammar at its edges", () => {
+  const proc = (body: string) => `C t\n\n{}\n\nP0(int *x)\n{\n${body}\n}\n\nexists (x=1)\n`;
+  // herd7's C has no for, do, break, continue or return: there they name registers.
+  const named = (name: string, body: string): string => proc(body).replace('C t', `C ${name}`);
+  agreesWithHerd7({
+    name: 'continue-named', text: named('continue-named', '\tint continue;\n\n\tcontinue = 1;\n\tif (continue)\n\t\tWRITE_ONCE(*x, 1);'),
+    herd: block('continue-named', ['[x]=1;'], 'exists ([x]=1)', 1, 0), speed: 'Observation continue-named Always 1 0',
+  });
+  agreesWithHerd7({
+    name: 'break-named', text: named('break-named', '\tint break;\n\n\tbreak = READ_ONCE(*x);\n\tWRITE_ONCE(*x, break);'),
+    herd: block('break-named', ['[x]=0;'], 'exists ([x]=1)', 0, 1), speed: 'Observation break-named Never 0 0',
+  });
+  it('do, return and for are names where herd7 reads them so, and keywords where litmus\'s loops and helpers need them', () => {
+    const r = checkSource(proc('\tint do;\n\tint return;\n\tint for;\n\n\tdo = 1;\n\treturn = do + 1;\n\tfor = return;\n\tdo {\n\t\tfor += 1;\n\t} while (for < 3);\n\tWRITE_ONCE(*x, for);'), { model: lkmm });
+    expect([...stateSet(r)]).toEqual(['[x]=3;']);
+  });
+
+  // herd7 refuses an empty block, an empty statement and an empty process body ("unexpected '}'", "unexpected ';'");
+  // litmus herd7 refuses them too, check --herd-compatible warns.
+  it('empty blocks and statements are refused by litmus herd7 and found by --herd-compatible', () => {
+    const cases: [string, RegExp][] = [
+      ['\tint r0;\n\n\tr0 = READ_ONCE(*x);\n\tif (r0) { }', /line 10, character 9: herd7's C has no empty block: it stops at its "}" \("unexpected '}'"\)/],
+      ['\tint r0;\n\n\tr0 = READ_ONCE(*x);\n\twhile (r0) {}', /line 10, character 12: herd7's C has no empty block/],
+      ['\tint r0;\n\n\tr0 = READ_ONCE(*x);\n\tif (r0) ;', /line 10, character 9: herd7's C has no empty statement: it stops at this ";" \("unexpected ';'"\)/],
+      ['', /line 6, character 0: herd7's C has no empty process body/],
+    ];
+    for (const [body, why] of cases) {
+      expect(herd7('empty', proc(body)), body).toMatch(why);
+      expect(refusals(herdFindings(parseLitmus(proc(body)), proc(body))).length, body).toBe(1);
+      // check answers it (litmus reads it as C does).
+      expect(checkSource(proc(body), { model: lkmm }).observation, body).toBe('Never');
+    }
+  });
+
+  it('a location or register twice in the initial state: herd7 stops (an assertion fails), litmus herd7 refuses the test', () => {
+    for (const init of ['x=1; x=2;', 'x=1; x=1;', 'int x; x=0;', '0:r0=1; 0:r0=2;']) {
+      const text = `C twice\n\n{ ${init} }\n\nP0(int *x)\n{\n\tint r0;\n\n\tr0 = READ_ONCE(*x);\n}\n\nexists (0:r0=1)\n`;
+      expect(herd7('twice', text), init).toMatch(/is in the initial state twice: herd7 stops on it.*Assertion failed/);
+    }
+  });
+});
+
+// A .cfg's unroll line, as herd7 -conf reads it: an integer bounds the loops (herd7 7.58, unroll 1: Always 2 0;
+// 3: Always 4 0), anything else stops herd7 ("integer parameter expected"): check --conf follows both.
+describe.skipIf(!HAVE_LKMM)("a .cfg's unroll line", () => {
+  const loop = 'C loop\n\n{}\n\nP0(int *x)\n{\n\tint r0;\n\n\tr0 = READ_ONCE(*x);\n\twhile (r0 == 0)\n\t\tr0 = READ_ONCE(*x);\n}\n\nP1(int *x)\n{\n\tWRITE_ONCE(*x, 1);\n}\n\nexists (0:r0=1)\n';
+  const withUnroll = (u: string) => {
+    const d = mkdtempSync(join(dir, 'unroll-'));
+    copyLkmm(d);
+    writeFileSync(join(d, 'linux-kernel.cfg'), `${readFileSync(join(d, 'linux-kernel.cfg'), 'utf8')}unroll ${u}\n`);
+    writeFileSync(join(d, 'loop.litmus'), loop);
+    return d;
+  };
+  it('bounds the loops of check --conf and litmus herd7 -conf, unless --unroll says otherwise', async () => {
+    for (const [u, want] of [['1', 'Always 2 0'], ['3', 'Always 4 0']]) {
+      const d = withUnroll(u);
+      const c = await runNode([CLI, 'check', '--conf', join(d, 'linux-kernel.cfg'), join(d, 'loop.litmus')], d);
+      expect(c.stdout, u).toContain(`Observation loop ${want}`);
+      expect(herd7('loop', loop, ['-I', d, '-conf', join(d, 'linux-kernel.cfg')])).toContain(`Observation loop ${want}`);
+    }
+    const d = withUnroll('1');
+    const given = await runNode([CLI, 'check', '--conf', join(d, 'linux-kernel.cfg'), '--unroll', '3', join(d, 'loop.litmus')], d);
+    expect(given.stdout).toContain('Observation loop Always 4 0');
+  });
+  it('refuses one that is no integer, at its place', async () => {
+    const d = withUnroll('x');
+    const c = await runNode([CLI, 'check', '--conf', join(d, 'linux-kernel.cfg'), join(d, 'loop.litmus')], d);
+    expect(c.status).toBe(2);
+    expect(c.stderr).toMatch(/linux-kernel\.cfg:\d+:8: integer parameter expected after "unroll"/);
   });
 });

@@ -21,6 +21,7 @@ import type { Event } from '../../src/events/event.js';
 import type { Execution } from '../../src/model/execution.js';
 import { effectOf } from '../../src/events/primitives.js';
 import type { Program } from '../../src/program/program.js';
+import type { Pos } from '../../src/parse/ast.js';
 import type { Highlight, Model, Ordering, Verdict, WaitingRead } from '../../src/model/model.js';
 import { lasting, scratch } from '../../src/relation/relation.js';
 import { findsInterleaving } from '../interleaving.js';
@@ -125,7 +126,7 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
   // Refused before any test, as herd7 refuses it: a type error anywhere (models/cat/typecheck.ts); only a model
   // that passes is kept in the cache, so one read from there has passed.
   const compiled = compileCatCached(mains, sourceOf(files), variants, known, (c) => typecheck(c, variants));
-  refuseLegacyEvents(compiled, variants);
+  const legacy = buildsLegacyEvents(compiled, variants);
   const opts = { variants, skipChecks: new Set(files.skipChecks) };
   // Which checks judge prefixes depends on which sets the program can produce: lock operations or not.
   const safeByLocks = new Map<boolean, ReadonlySet<number>>();
@@ -225,6 +226,7 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
     // Coherence and atomicity are this model's to judge (the explorer then builds incoherent candidates
     // too), unless its own checks reject every candidate the explorer's filter drops (models/cat/implied.ts).
     judgesCoherence: (p: Program) => usesSpinlocks(p) || !coherenceImplied,
+    refuses: legacy ? legacyRefusal : undefined,
     prefixSafeFor,
     shortcutCounts: counts,
     // A read of the last write, its thread's last event, gains no edge a prefix check can see (models/cat/derive-latest-read.ts).
@@ -272,18 +274,34 @@ function preservedOf(ex: Explainer, compiled: CompiledCat, x: Execution): [numbe
 }
 
 /**
- * Without the variant lkmmv2, herd7 builds its legacy LKMM events (explicit
- * fences around fully ordered RMWs, the .def's tags ignored): litmus builds
- * lkmmv2's only, so a model that tests for lkmmv2 (the kernel's bell) is
- * refused without it rather than answered with other events.
+ * Without the variant lkmmv2, herd7 builds its legacy LKMM events for
+ * read-modify-writes (lkmmv1: explicit smp_mb() fences around a fully
+ * ordered one, its accesses ONCE, a failed cmpxchg's read ONCE, a
+ * non-returning atomic op's read NORETURN) and the bell of the kernel,
+ * which tests lkmmv2, raises its flag on every execution. Every other
+ * primitive's events are the same, and a relaxed RMW's (ONCE in both):
+ * litmus answers a program without other RMWs under such a model (the flag
+ * is the model's own) and refuses one with an RMW that is not relaxed
+ * rather than answer it with other events than herd7's.
  */
-function refuseLegacyEvents(compiled: CompiledCat, variants: ReadonlySet<string>): void {
-  const at = compiled.variantsTested.get('lkmmv2');
-  if (!at || variants.has('lkmmv2')) return;
-  throw new ModelError(
-    'this model tests the variant lkmmv2, which is not set: without it herd7 builds its legacy LKMM events (explicit fences around fully ordered RMWs, the .def\'s tags ignored), which litmus does not; give the variant lkmmv2 (-variant lkmmv2, --variant lkmmv2; the kernel\'s linux-kernel.cfg sets it)',
-    at,
-  );
+function buildsLegacyEvents(compiled: CompiledCat, variants: ReadonlySet<string>): boolean {
+  return compiled.variantsTested.has('lkmmv2') && !variants.has('lkmmv2');
+}
+
+function legacyRefusal(p: Program): { message: string; pos: Pos } | undefined {
+  for (const th of p.threads) {
+    for (const ins of th.code) {
+      if (ins.op !== 'prim') continue;
+      const e = effectOf(ins.prim);
+      // A relaxed RMW (xchg_relaxed, cmpxchg_relaxed, atomic_add_return_relaxed, ...) has the same ONCE events in both.
+      if (e.object !== 'memory' || !e.rmw || e.annot === 'ONCE') continue;
+      return {
+        message: `${ins.name}() is a read-modify-write: without the variant lkmmv2, which this model tests, herd7 builds its legacy LKMM events for it (explicit fences around a fully ordered RMW, ONCE accesses), which litmus does not; refused rather than answered with other events (give the variant lkmmv2: -variant lkmmv2, --variant lkmmv2; the kernel's linux-kernel.cfg sets it)`,
+        pos: ins.pos,
+      };
+    }
+  }
+  return undefined;
 }
 
 /** A structure's staged model and judge, with the step masks of the instruction sets skipped. */

@@ -1,6 +1,7 @@
 import type { Event } from '../events/event.js';
 import type { PrimInstr, Program, Thread } from '../program/program.js';
 import type { Execution } from './execution.js';
+import type { Pos } from '../parse/ast.js';
 
 export interface Verdict {
   consistent: boolean;
@@ -66,6 +67,13 @@ export interface Model {
    * axioms forbid.
    */
   judgesCoherence?(p: Program): boolean;
+  /**
+   * Why the model cannot judge this program at all, where it says so (a
+   * model read from files without the variant lkmmv2, for which herd7
+   * builds other events than litmus for the program's RMWs): the check
+   * is refused at that position.
+   */
+  refuses?(p: Program): { message: string; pos: Pos } | undefined;
   /**
    * `prefix`: the execution is a part of a larger one, being built; the
    * model may check only its cheaper axioms (an answer of consistent is
