@@ -344,6 +344,6 @@ describe.skipIf(!HAVE_LKMM)("a .cfg's unroll line", () => {
     const d = withUnroll('x');
     const c = await runNode([CLI, 'check', '--conf', join(d, 'linux-kernel.cfg'), join(d, 'loop.litmus')], d);
     expect(c.status).toBe(2);
-    expect(c.stderr).toMatch(/linux-kernel\.cfg:\d+:8: integer parameter expected after "unroll"/);
+    expect(c.stderr).toMatch(/linux-kernel\.cfg:\d+:1: unroll x: integer parameter expected/);
   });
 });
