@@ -261,6 +261,9 @@ describe('arrays in the initial state', () => {
     const text = one('array+1-unwritten', 'int a[2];', ['\tint r0;\n\n\tr0 = READ_ONCE(*(a+1));'], '0:r0=0');
     expect(() => checkSource(text, { model: lkmm })).toThrow(/mixed-size test rejected \(symbol \[a\+1\]\)/);
     expect(herd7('array+1-unwritten', text)).toMatch(/line 9, character 6: .*mixed-size test rejected/);
+    // Also where the condition is decided before the read is reached (herd7 refuses before solving).
+    const decided = one('array+1-decided', 'int a[2];', ['\tWRITE_ONCE(*(a+5), 1);', '\tint r0;\n\n\tr0 = READ_ONCE(*(a+1));'], '1:r0=1 /\\ a[0]=2');
+    expect(herd7('array+1-decided', decided, ['-speedcheck', 'true'])).toMatch(/mixed-size test rejected \(symbol \[a\+1\]\)/);
   });
 
   it('what herd7 refuses of arrays is refused by litmus herd7, with herd7\'s reason', () => {

@@ -26,7 +26,9 @@
 
 import type { Execution } from '../model/execution.js';
 import type { Model } from '../model/model.js';
-import { addLocationAt, UnnamedAddress, type Program } from '../program/program.js';
+import { addLocationAt, evalPure, isAddress, locationOf, pureRegs, unnamedAddressName, UnnamedAddress, type Program, type PureExpr } from '../program/program.js';
+import { effectOf } from '../events/primitives.js';
+import { fail } from '../parse/errors.js';
 import { result } from './outcomes.js';
 import { advance, initThread } from './schedule.js';
 import { newEvent, newState } from './state.js';
@@ -105,12 +107,43 @@ export interface ExploreResult {
  * program (herd7's reading, addLocationAt), and the search starts again.
  */
 export function explore(prog: Program, model: Model, opts: ExploreOptions = {}): ExploreResult {
+  refuseUnwritableUnnamedReads(prog);
   for (;;) {
     try {
       return exploreOnce(prog, model, opts);
     } catch (e) {
       if (!(e instanceof UnnamedAddress)) throw e;
       addLocationAt(prog, e.address, e.pos);
+    }
+  }
+}
+
+/**
+ * herd7 refuses a test with a read, at an address no variable declares,
+ * that no write of the test may give a value ("mixed-size test rejected"),
+ * before looking at any execution: a read whose address the code fixes,
+ * with no write anywhere at that address and none at an address the code
+ * computes, is refused here, whatever a search that stops early (a
+ * condition decided before the read is reached) builds. One with writes
+ * that no execution reaching it has is refused where the search meets it
+ * (guesses.ts noInitReadUnmatched).
+ */
+function refuseUnwritableUnnamedReads(prog: Program): void {
+  const fixedAddress = (th: Program['threads'][number], e: PureExpr): number | undefined =>
+    pureRegs(e).every((r) => th.paramRegs.includes(r)) ? evalPure(e, th.initRegs) : undefined;
+  const writes: (number | undefined)[] = [];
+  for (const th of prog.threads) {
+    for (const ins of th.code) if (ins.op === 'prim' && effectOf(ins.prim).object === 'memory' && effectOf(ins.prim).writes) writes.push(fixedAddress(th, ins.addr));
+  }
+  if (writes.includes(undefined)) return;
+  for (const th of prog.threads) {
+    for (const ins of th.code) {
+      if (ins.op !== 'prim' || effectOf(ins.prim).object !== 'memory' || !effectOf(ins.prim).reads) continue;
+      const v = fixedAddress(th, ins.addr);
+      if (v === undefined || v === 0 || !isAddress(v) || locationOf(prog, v) >= 0 || writes.includes(v)) continue;
+      const name = unnamedAddressName(prog, v);
+      if (name === undefined) continue;
+      fail(`this reads ${name}, an address no variable declares, and no write of the test can give it a value: herd7 refuses the test ("mixed-size test rejected (symbol [${name}])")`, ins.pos);
     }
   }
 }
