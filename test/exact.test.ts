@@ -277,6 +277,24 @@ describe('arrays in the initial state', () => {
   });
 });
 
+// ---------------------------------------------------------------- -speedcheck's refusals
+
+// herd7 refuses a candidate with a write at address 0 whatever the
+// condition says (-speedcheck too); litmus's early stop once decided
+// before reaching it and answered Never 0 0 (found by the differential fuzz).
+describe('-speedcheck refuses what herd7 refuses before the condition is decided', () => {
+  const cases: [string, string, RegExp][] = [
+    ['through a name the process does not declare', 'C z1\n\n{}\n\nP0(int *y)\n{\n\tWRITE_ONCE(*y, 1);\n}\n\nP1(int *y)\n{\n\tint r0;\n\n\tr0 = READ_ONCE(*y);\n\tif (r0 == 1)\n\t\tWRITE_ONCE(*x, 1);\n}\n\nexists (y=2)\n',
+      /"x" is not a parameter of P1: .*Non-symbolic memory access found on '\[0\]'/],
+    ['at an address read as 0', 'C z2\n\n{ int *p = y; }\n\nP0(int **p, int *y)\n{\n\tWRITE_ONCE(*p, 0);\n}\n\nP1(int **p, int *y)\n{\n\tint *r0;\n\n\tr0 = READ_ONCE(*p);\n\tWRITE_ONCE(*r0, 1);\n}\n\nexists (y=2)\n',
+      /WRITE_ONCE writes at address 0, computed from what was read: .*Non-symbolic memory access found on '\[0\]'/],
+  ];
+  it.each(cases)('a write at address 0 %s', (_, text, why) => {
+    expect(herd7('zero', text, ['-speedcheck', 'true'])).toMatch(why);
+    expect(herd7('zero', text)).toMatch(why);
+  });
+});
+
 // ---------------------------------------------------------------- herd7's grammar at its edges
 
 describe("herd7's grammar at its edges", () => {
