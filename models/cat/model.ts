@@ -22,7 +22,7 @@ import type { Execution } from '../../src/model/execution.js';
 import { effectOf } from '../../src/events/primitives.js';
 import type { Program } from '../../src/program/program.js';
 import type { Pos } from '../../src/parse/ast.js';
-import type { Highlight, Model, Ordering, Verdict, WaitingRead } from '../../src/model/model.js';
+import type { FlagFinding, Highlight, Model, Ordering, Verdict, WaitingRead } from '../../src/model/model.js';
 import { lasting, scratch } from '../../src/relation/relation.js';
 import { findsInterleaving } from '../interleaving.js';
 import { Bounds, BoundsModel, structureFacts } from './bounds.js';
@@ -245,6 +245,9 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
     },
     orderOf(x: Execution, a: number, b: number): Ordering | undefined {
       return scratch(() => explainerOf(x).orderOf(a, b));
+    },
+    flagged(x: Execution, flag: string): FlagFinding | undefined {
+      return scratch(() => explainerOf(x).flagged(flag));
     },
     holds(x: Execution, name: string, a: number, b: number): boolean {
       return scratch(() => explainerOf(x).holds(name, a, b));

@@ -91,6 +91,12 @@ export interface Model {
    */
   explain?(x: Execution, axiom: string): Highlight | undefined;
   /**
+   * What the flag `flag` (one of check's flags for x) finds on x: the pairs
+   * of its relation (an event twice for a set), each named by the model's
+   * definition that holds it and what that definition subtracts.
+   */
+  flagged?(x: Execution, flag: string): FlagFinding | undefined;
+  /**
    * For explanations of an allowed outcome: how the model keeps the
    * program-order pair a -> b (distinct events of one thread) in order in
    * this consistent execution, or undefined when it does not order them.
@@ -136,6 +142,19 @@ export interface Ordering {
    */
   cumulative: boolean;
   /** For a model read from files: where each definition named is defined (`acq-po linux-kernel.cat:27`). */
+  definedAt?: string[];
+}
+
+/** What a flag raised on an execution finds (Model.flagged). */
+export interface FlagFinding {
+  name: string;
+  /**
+   * Each pair the flag's relation holds: the definition that holds it
+   * (wr-race), and what that definition subtracts, which the pair is not in
+   * (wr-vis, rw-xbstar^-1: the model's reasons two accesses do not race).
+   */
+  pairs: { from: number; to: number; label: string; unless: string[] }[];
+  /** For a model read from files: where each definition named is defined. */
   definedAt?: string[];
 }
 
