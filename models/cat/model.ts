@@ -27,7 +27,8 @@ import { lasting, scratch } from '../../src/relation/relation.js';
 import { findsInterleaving } from '../interleaving.js';
 import { Bounds, BoundsModel, structureFacts } from './bounds.js';
 import { deriveInterleaving, type InterleavingRule } from './derive-interleaving.js';
-import { fingerprintOf, type CompiledCat } from './compile.js';
+import { fingerprintOf, tagSetName, type CompiledCat } from './compile.js';
+import { ANNOTS, LOCK_KINDS } from '../../src/events/event.js';
 import { compileCatCached } from './cache.js';
 import { LIBRARY } from './library.js';
 import { CatCode } from './code.js';
@@ -128,16 +129,21 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
   const compiled = compileCatCached(mains, sourceOf(files), variants, known, (c) => typecheck(c, variants));
   const legacy = buildsLegacyEvents(compiled, variants);
   const opts = { variants, skipChecks: new Set(files.skipChecks) };
-  // Which checks judge prefixes depends on which sets the program can produce: lock operations or not.
-  const safeByLocks = new Map<boolean, ReadonlySet<number>>();
-  const safeByProgram = new WeakMap<Program, ReadonlySet<number>>();
+  // Which checks judge prefixes depends on which sets the program can produce (lock operations, RCU's fences, ...).
+  const absentOf = new WeakMap<Program, { key: string; sets: Set<string> }>();
+  const absent = (p: Program) => {
+    let a = absentOf.get(p);
+    if (!a) {
+      const sets = absentSets(p, compiled);
+      absentOf.set(p, (a = { key: [...sets].sort().join(','), sets }));
+    }
+    return a;
+  };
+  const safeByAbsent = new Map<string, ReadonlySet<number>>();
   const prefixSafeFor = (p: Program) => {
-    let safe = safeByProgram.get(p);
-    if (safe) return safe;
-    const locks = usesSpinlocks(p);
-    safe = safeByLocks.get(locks);
-    if (!safe) safeByLocks.set(locks, (safe = prefixSafeChecks(compiled, absentSets(locks))));
-    safeByProgram.set(p, safe);
+    const a = absent(p);
+    let safe = safeByAbsent.get(a.key);
+    if (!safe) safeByAbsent.set(a.key, (safe = prefixSafeChecks(compiled, a.sets)));
     return safe;
   };
   const code = new CatCode();
@@ -152,7 +158,7 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
   // once the structure has been judged RULE_AFTER times (deriving it costs about as much as judging a few dozen candidates).
   const rules = new WeakMap<object, InterleavingRule | null | number>();
   const counts = { rules: 0, interleavings: 0, always: 0 };
-  const latestRead: (boolean | undefined)[] = [];
+  const latestRead = new Map<string, boolean>();
   const boundsModel = new BoundsModel(compiled);
   const ruleOf = (x: Execution): InterleavingRule | null => {
     const r = rules.get(x.structure) ?? 0;
@@ -231,8 +237,10 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
     shortcutCounts: counts,
     // A read of the last write, its thread's last event, gains no edge a prefix check can see (models/cat/derive-latest-read.ts).
     latestReadKeepsConsistency: (p: Program) => {
-      const key = usesSpinlocks(p) ? 1 : 0;
-      return (latestRead[key] ??= deriveLatestRead(compiled, variants, absentSets(key === 1)));
+      const a = absent(p);
+      let known = latestRead.get(a.key);
+      if (known === undefined) latestRead.set(a.key, (known = deriveLatestRead(compiled, variants, a.sets)));
+      return known;
     },
     judgeSkipping: (x, prefix, skip) => judgeSkipping(x, prefix, skip),
     check(x: Execution, o?: { prefix?: boolean; axiomsOnly?: boolean }): Verdict {
@@ -357,9 +365,27 @@ function observedLocations(p: Program): number[] {
   return (p.observed ?? []).filter((o) => o.kind === 'mem').map((o) => (o as { loc: number }).loc);
 }
 
-/** The base sets a program's code never produces: lock.cat's events, in a test that takes no lock (usesSpinlocks). */
-function absentSets(usesLocks: boolean): Set<string> {
-  return new Set(usesLocks ? [] : ['LKR', 'LKW', 'UL', 'LF', 'RL', 'RU']);
+/**
+ * The base sets a program's code never produces: lock.cat's events in a
+ * test that takes no lock (usesSpinlocks), and the sets of the model's tags
+ * that are neither an access's annotation nor a fence or SRCU event any
+ * primitive of the program makes (an event's tags are its primitive's:
+ * models/cat/builtins.ts tagsOf).
+ */
+function absentSets(p: Program, cat: CompiledCat): Set<string> {
+  const out = new Set<string>(usesSpinlocks(p) ? [] : LOCK_KINDS);
+  const made = new Set<string>(ANNOTS);
+  for (const t of p.threads) {
+    for (const i of t.code) {
+      if (i.op !== 'prim') continue;
+      const e = effectOf(i.prim);
+      made.add(e.annot);
+      if (e.fence !== undefined) made.add(e.fence);
+      if (e.srcu !== undefined) made.add(e.srcu);
+    }
+  }
+  for (const tag of cat.tags) if (!made.has(tag)) out.add(tagSetName(tag));
+  return out;
 }
 
 /** Whether a program's code takes, releases or tests a spinlock. */
