@@ -5,12 +5,14 @@
 // data dependency; a lock held forever beside trylock, spin_is_locked()
 // and lock-unlock threads; arrays in the initial state reached by pointer
 // arithmetic; loop keywords used as register names; empty blocks and
-// statements (which herd7 refuses). A seed and a kind always give the
-// same program.
+// statements (which herd7 refuses); cycles of copies whose value no
+// constant determines (out-of-thin-air values, which herd7 names after its
+// solver variables: the copies, branches and arithmetic around them change
+// the numbering). A seed and a kind always give the same program.
 
 import { Rng } from './fuzz-mutate.js';
 
-export const SHAPE_KINDS = ['lb-ring', 'lock-held', 'array-init', 'keyword-names', 'empty-block'] as const;
+export const SHAPE_KINDS = ['lb-ring', 'lock-held', 'array-init', 'keyword-names', 'empty-block', 'oota'] as const;
 export type ShapeKind = (typeof SHAPE_KINDS)[number];
 
 /** A program of `kind` drawn from `rng`, named `name`. */
@@ -26,6 +28,8 @@ export function shapeProgram(kind: ShapeKind, rng: Rng, name: string): string {
       return keywordNames(rng, name);
     case 'empty-block':
       return emptyBlock(rng, name);
+    case 'oota':
+      return oota(rng, name);
   }
 }
 
@@ -138,4 +142,68 @@ function emptyBlock(rng: Rng, name: string): string {
   const p0 = ['int r0;', '', 'r0 = READ_ONCE(*x);', empty, 'WRITE_ONCE(*y, 1);'];
   const p1 = ['int r1;', '', 'r1 = READ_ONCE(*y);', 'WRITE_ONCE(*x, 1);'];
   return test(name, '', [{ params: 'int *x, int *y', body: p0 }, { params: 'int *x, int *y', body: p1 }], '0:r0=1 /\\ 1:r1=1');
+}
+
+// ---------------------------------------------------------------- out-of-thin-air copies
+
+/** How a thread of a copy cycle reads location `l` into `r`. */
+const OOTA_READS: ((l: string, r: string) => string)[] = [
+  (l, r) => `${r} = READ_ONCE(*${l});`,
+  (l, r) => `${r} = *${l};`,
+  (l, r) => `${r} = smp_load_acquire(${l});`,
+  (l, r) => `${r} = xchg_relaxed(${l}, 3);`,
+  (l, r) => `${r} = cmpxchg_relaxed(${l}, 0, 3);`,
+  (l, r) => `${r} = READ_ONCE(*${l}) + 0;`,
+];
+
+/** What a thread writes: a copy of `r` (as herd7 sees one: `r + 0`, `r | 0`), or a computation on it. */
+const OOTA_VALUES: ((r: string) => string)[] = [
+  (r) => r, (r) => r, (r) => `${r} + 0`, (r) => `0 + ${r}`, (r) => `${r} | 0`, (r) => `${r} * 1`, (r) => `${r} & ${r}`, (r) => `${r} ^ 0`, (r) => `${r} + 1`, (r) => `${r} - 0`, (r) => `${r} != 0`,
+];
+
+/** Statements that add reads, registers, branches or writes around the cycle (each may make herd7 solver variables). */
+const OOTA_EXTRAS: ((r: string, q: string) => string[])[] = [
+  () => ['smp_mb();'],
+  () => ['WRITE_ONCE(*w, 1);'],
+  (_r, q) => [`${q} = READ_ONCE(*w);`],
+  (r, q) => [`${q} = ${r};`],
+  (r, q) => [`${q} = ${r} + 2;`],
+  (r) => [`if (${r} == 1)`, '\tWRITE_ONCE(*w, 2);'],
+  (r) => [`if (${r})`, '\tsmp_wmb();', 'else', '\tWRITE_ONCE(*w, 3);'],
+  (r, q) => [`if (${r} != 0) {`, `\t${q} = READ_ONCE(*w);`, '} else {', `\t${q} = 1;`, '}'],
+  (_r, q) => [`${q} = 5;`],
+  (_r, q) => [`${q} = 0;`, `while (${q} < 1)`, `\t${q} = ${q} + 1;`],
+  (r, q) => [`if (${r} == 2) {`, `\tif (${q} == 1)`, `\t\tWRITE_ONCE(*w, 4);`, '\telse', `\t\t${q} = 3;`, '}'],
+  (r, q) => [`if (${r} > 1)`, `\t${q} = 1;`, `if (${q} == 3)`, '\tsmp_mb();', 'else', `\t${q} = READ_ONCE(*w);`],
+  (_r, q) => [`${q} = 0;`, `while (${q} < 2) {`, `\tif (${q} == 1)`, '\t\tWRITE_ONCE(*w, 5);', `\t${q} = ${q} + 1;`, '}'],
+];
+
+function oota(rng: Rng, name: string): string {
+  const n = rng.next() < 0.75 ? 2 : 3;
+  const locs = ['x', 'y', 'z'].slice(0, n);
+  const params = [...locs, 'w'].map((l) => `int *${l}`).join(', ');
+  const procs = locs.map((l, i) => {
+    const [r, q] = [`r${i}`, `q${i}`];
+    const before = rng.next() < 0.4 ? rng.pick(OOTA_EXTRAS)(r, q) : [];
+    const read = rng.next() < 0.8 ? OOTA_READS[rng.int(2)](l, r) : rng.pick(OOTA_READS)(l, r);
+    const after = rng.next() < 0.5 ? rng.pick(OOTA_EXTRAS)(r, q) : [];
+    // Before the read, the extras may not use r yet.
+    const safeBefore = before.some((x) => x.includes(r)) ? [] : before;
+    const value = rng.next() < 0.6 ? r : rng.pick(OOTA_VALUES)(r);
+    const dst = locs[(i + 1) % n];
+    const write = rng.next() < 0.5 ? `WRITE_ONCE(*${dst}, ${value});` : `*${dst} = ${value};`;
+    const tail = rng.next() < 0.3 ? rng.pick(OOTA_EXTRAS)(r, q) : [];
+    return { params, body: [`int ${r};`, `int ${q};`, '', ...safeBefore, read, ...(rng.next() < 0.5 ? [...after, write] : [write, ...after]), ...tail] };
+  });
+  const conds = [
+    () => locs.map((_, i) => `${i}:r${i}=0`).join(' /\\ '),
+    () => `0:r0=${rng.int(3)}`,
+    () => `${locs[n - 1]}=${rng.int(2)}`,
+    () => `0:r0=0 /\\ 1:q1=${rng.int(3)}`,
+    () => locs.map((_, i) => `${i}:r${i}=42`).join(' \\/ '),
+  ];
+  const cond = rng.pick(conds)();
+  const quant = rng.next() < 0.8 ? 'exists' : '~exists';
+  const init = rng.next() < 0.15 ? `0:q0=${rng.int(3)};` : '';
+  return test(name, init, procs, cond).replace(/\nexists \(/, `\n${quant} (`);
 }

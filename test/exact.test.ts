@@ -6,7 +6,7 @@
 // group, a test of the cause itself.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkOne } from '../src/cli/herd7-test.js';
@@ -18,6 +18,7 @@ import type { Model } from '../src/model/model.js';
 import { CLI, copyLkmm, HAVE_LKMM, LKMM_DIR, runNode, stateSet } from './util.js';
 import { herdFindings, refusals } from '../src/export/lint.js';
 import { parseLitmus } from '../src/parse/parser.js';
+import { corpusDir } from '../scripts/corpus.js';
 
 let dir: string;
 beforeAll(() => {
@@ -292,6 +293,81 @@ describe('-speedcheck refuses what herd7 refuses before the condition is decided
   it.each(cases)('a write at address 0 %s', (_, text, why) => {
     expect(herd7('zero', text, ['-speedcheck', 'true'])).toMatch(why);
     expect(herd7('zero', text)).toMatch(why);
+  });
+});
+
+// ---------------------------------------------------------------- out-of-thin-air values
+
+// herd7 names a value no constant determines (a load-buffering cycle of
+// copies) after its solver variables, S1, S2, ... made per test as it builds
+// each thread's events (src/explore/symbols.ts): litmus printed S0 where
+// herd7 printed S8. And a successful cmpxchg's equation (the value read
+// equals its old) fixes a value the cycle would leave open: herd7 solves
+// the cycle there, where litmus dropped the execution (Always 3 0 against
+// herd7's Always 4 0).
+describe("out-of-thin-air values: herd7's names, and cycles a cmpxchg's equation solves", () => {
+  const cases: Case[] = [
+    {
+      name: 'OOTA+copy',
+      text: 'C OOTA+copy\n\n{}\n\nP0(int *x, int *y)\n{\n\tint r0;\n\n\tr0 = *x;\n\t*y = r0;\n}\n\nP1(int *x, int *y)\n{\n\tint r1;\n\n\tr1 = *y;\n\t*x = r1 + 0;\n}\n\nexists (0:r0=0 \\/ 1:r1=0)\n',
+      herd: 'Test OOTA+copy Allowed\nStates 2\n0:r0=S8; 1:r1=S8;\n0:r0=0; 1:r1=0;\nOk\nWitnesses\nPositive: 3 Negative: 1\nFlag data-race\nCondition exists (0:r0=0 \\/ 1:r1=0)\nObservation OOTA+copy Sometimes 3 1',
+      speed: 'Observation OOTA+copy Always 3 0',
+    },
+    {
+      name: 'OOTA+if',
+      text: 'C OOTA+if\n\n{}\n\nP0(int *a, int *b, int *x, int *y)\n{\n\tint r0;\n\tint r1 = 0;\n\n\tr0 = READ_ONCE(*x);\n\tif (r0 == 1)\n\t\tr1 = *b;\n\tWRITE_ONCE(*a, r1);\n\tWRITE_ONCE(*y, 1);\n}\n\nP1(int *a, int *b, int *x, int *y)\n{\n\tint r0;\n\tint r1 = 0;\n\n\tr0 = READ_ONCE(*y);\n\tif (r0 == 1)\n\t\tr1 = *a;\n\tWRITE_ONCE(*b, r1);\n\tWRITE_ONCE(*x, 1);\n}\n\nexists (b=42)\n',
+      herd: 'Test OOTA+if Allowed\nStates 2\n[b]=S23;\n[b]=0;\nNo\nWitnesses\nPositive: 0 Negative: 9\nFlag data-race\nCondition exists ([b]=42)\nObservation OOTA+if Never 0 9',
+      speed: 'Observation OOTA+if Never 0 0',
+    },
+    {
+      name: 'OOTA+loop',
+      text: 'C OOTA+loop\n{}\nP0(int *x, int *y)\n{\n\tint r0;\n\tint q0;\n\tr0 = *x;\n\tq0 = 0;\n\twhile (q0 < 1)\n\t\tq0 = q0 + 1;\n\tWRITE_ONCE(*y, r0);\n}\nP1(int *x, int *y)\n{\n\tint r1;\n\tr1 = *y;\n\tWRITE_ONCE(*x, r1);\n}\nexists (0:r0=0)\n',
+      herd: 'Test OOTA+loop Allowed\nStates 2\n0:r0=S22;\n0:r0=0;\nOk\nWitnesses\nPositive: 3 Negative: 1\nFlag data-race\nCondition exists (0:r0=0)\nObservation OOTA+loop Sometimes 3 1',
+      speed: 'Observation OOTA+loop Always 3 0',
+    },
+    {
+      name: 'OOTA+xchg-loop',
+      text: 'C OOTA+xchg-loop\n\n{}\n\nP0(int *x, int *y)\n{\n\tint r0;\n\n\tr0 = *x;\n\t*y = r0;\n}\n\nP1(int *x, int *y)\n{\n\tint r1;\n\tint q1;\n\n\tr1 = xchg_relaxed(y, 3);\n\t*x = r1;\n\tq1 = 0;\n\twhile (q1 < 1)\n\t\tq1 = q1 + 1;\n\tq1 = r1;\n}\n\nexists (0:r0=42 \\/ 1:r1=42)\n',
+      herd: 'Test OOTA+xchg-loop Allowed\nStates 2\n0:r0=S20; 1:r1=S20;\n0:r0=0; 1:r1=0;\nNo\nWitnesses\nPositive: 0 Negative: 4\nFlag data-race\nCondition exists (0:r0=42 \\/ 1:r1=42)\nObservation OOTA+xchg-loop Never 0 4',
+      speed: 'Observation OOTA+xchg-loop Never 0 0',
+    },
+    {
+      name: 'OOTA+branches',
+      text: 'C OOTA+branches\n\n{}\n\nP0(int *x, int *y)\n{\n\tint r0;\n\n\tr0 = *x;\n\t*y = r0;\n}\n\nP1(int *x, int *y, int *z, int *w)\n{\n\tint r1;\n\tint q1;\n\n\tr1 = *y;\n\tq1 = READ_ONCE(*w);\n\tif (q1 == 1) {\n\t\tif (q1 == 2)\n\t\t\tsmp_mb();\n\t\telse\n\t\t\tWRITE_ONCE(*z, 1);\n\t} else\n\t\tq1 = 3;\n\tif (q1 > 2)\n\t\tq1 = 4;\n\t*x = r1;\n\tq1 = r1;\n}\n\nP2(int *w)\n{\n\tWRITE_ONCE(*w, 1);\n}\n\nexists (0:r0=0 /\\ 1:r1=0)\n',
+      herd: 'Test OOTA+branches Allowed\nStates 3\n0:r0=S21; 1:r1=S21;\n0:r0=S26; 1:r1=S26;\n0:r0=0; 1:r1=0;\nOk\nWitnesses\nPositive: 6 Negative: 2\nFlag data-race\nCondition exists (0:r0=0 /\\ 1:r1=0)\nObservation OOTA+branches Sometimes 6 2',
+      speed: 'Observation OOTA+branches Always 6 0',
+    },
+    {
+      name: 'LB+cmpxchg-copy',
+      text: 'C LB+cmpxchg-copy\n\n{}\n\nP0(int *x, int *y)\n{\n\tint r0;\n\n\tr0 = cmpxchg_relaxed(x, 0, 3);\n\t*y = r0;\n}\n\nP1(int *x, int *y)\n{\n\tint r1;\n\n\tr1 = READ_ONCE(*y) + 0;\n\tWRITE_ONCE(*x, r1 & r1);\n}\n\nexists (0:r0=0 /\\ 1:r1=0)\n',
+      herd: 'Test LB+cmpxchg-copy Allowed\nStates 1\n0:r0=0; 1:r1=0;\nOk\nWitnesses\nPositive: 4 Negative: 0\nFlag data-race\nCondition exists (0:r0=0 /\\ 1:r1=0)\nObservation LB+cmpxchg-copy Always 4 0',
+      speed: 'Observation LB+cmpxchg-copy Always 4 0',
+    },
+    {
+      name: 'LB+cmpxchg-copy-never',
+      text: 'C LB+cmpxchg-copy-never\n\n{}\n\nP0(int *x, int *y)\n{\n\tint r0;\n\n\tr0 = cmpxchg_relaxed(x, 0, 3);\n\tWRITE_ONCE(*y, r0);\n}\n\nP1(int *x, int *y)\n{\n\tint r1;\n\n\tr1 = *y;\n\t*x = r1;\n}\n\nexists (0:r0=0 /\\ 1:r1=2)\n',
+      herd: 'Test LB+cmpxchg-copy-never Allowed\nStates 1\n0:r0=0; 1:r1=0;\nNo\nWitnesses\nPositive: 0 Negative: 4\nFlag data-race\nCondition exists (0:r0=0 /\\ 1:r1=2)\nObservation LB+cmpxchg-copy-never Never 0 4',
+      speed: 'Observation LB+cmpxchg-copy-never Never 0 0',
+    },
+  ];
+  for (const c of cases) agreesWithHerd7(c);
+
+  it.each(modelsUnderTest())('a cycle through a successful cmpxchg is an execution under %s, named or not', (_, model) => {
+    const m = model();
+    const r = checkSource(cases.find((c) => c.name === 'LB+cmpxchg-copy')!.text, { model: m });
+    expect([r.observation, r.positive, r.negative]).toEqual(['Always', 4, 0]);
+  });
+
+  // The collection's tests that print a symbolic value, with herd7 7.58's name for it.
+  const collection: [string, string][] = [
+    ['manual/oota/C-JO-OOTA-1', '[b]=S16;'], ['manual/oota/C-JO-OOTA-2', '[b]=S23;'],
+    ['manual/oota/C-JO-OOTA-6', '0:r1=1; 0:r2=S23; 1:r1=1; 1:r2=S23;'], ['manual/plain/C-OOTA', '0:r1=S8; 1:r1=S8;'],
+  ];
+  const corpus = corpusDir();
+  const coll = corpus ? join(corpus, 'paulmckrcu-litmus') : '';
+  it.skipIf(!coll || !existsSync(coll)).each(collection)('%s prints %s as herd7 does', (test, state) => {
+    const out = checkOne(join(coll, `${test}.litmus`), parseHerdArgs([]).opts, new Map());
+    expect(out.output.split('\n')).toContain(state);
   });
 });
 

@@ -871,6 +871,11 @@ class ThreadBuilder {
       case 'binary': {
         const a = this.expr(e.left);
         const b = this.expr(e.right);
+        // herd7 takes `v + 0` and `v | 0` for v itself (lib/symbValue.ml): a copy, not a computation, also of an unsolved value.
+        if (e.op === '+' || e.op === '|') {
+          if (a.k === 'const' && a.v === 0) return b;
+          if (b.k === 'const' && b.v === 0) return a;
+        }
         return { k: 'bin', op: e.op, a, b, pos: e.pos };
       }
       case 'cast':
