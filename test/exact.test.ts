@@ -304,7 +304,8 @@ describe('-speedcheck refuses what herd7 refuses before the condition is decided
 // herd7 printed S8. And a successful cmpxchg's equation (the value read
 // equals its old) fixes a value the cycle would leave open: herd7 solves
 // the cycle there, where litmus dropped the execution (Always 3 0 against
-// herd7's Always 4 0).
+// herd7's Always 4 0); also where old is a value no write makes
+// (cmpxchg_acquire(y, 1, 2): herd7 Sometimes 1 3, litmus Never 0 3).
 describe("out-of-thin-air values: herd7's names, and cycles a cmpxchg's equation solves", () => {
   const cases: Case[] = [
     {
@@ -348,6 +349,12 @@ describe("out-of-thin-air values: herd7's names, and cycles a cmpxchg's equation
       text: 'C LB+cmpxchg-copy-never\n\n{}\n\nP0(int *x, int *y)\n{\n\tint r0;\n\n\tr0 = cmpxchg_relaxed(x, 0, 3);\n\tWRITE_ONCE(*y, r0);\n}\n\nP1(int *x, int *y)\n{\n\tint r1;\n\n\tr1 = *y;\n\t*x = r1;\n}\n\nexists (0:r0=0 /\\ 1:r1=2)\n',
       herd: 'Test LB+cmpxchg-copy-never Allowed\nStates 1\n0:r0=0; 1:r1=0;\nNo\nWitnesses\nPositive: 0 Negative: 4\nFlag data-race\nCondition exists (0:r0=0 /\\ 1:r1=2)\nObservation LB+cmpxchg-copy-never Never 0 4',
       speed: 'Observation LB+cmpxchg-copy-never Never 0 0',
+    },
+    {
+      name: 'LB+xchg-cmpxchg-old',
+      text: 'C LB+xchg-cmpxchg-old\n\n{}\n\nP0(int *x, int *y)\n{\n\tint r0;\n\n\tr0 = xchg_relaxed(x, 2);\n\t*y = r0;\n}\n\nP1(int *x, int *y)\n{\n\tint r1;\n\n\tr1 = cmpxchg_acquire(y, 1, 2);\n\tWRITE_ONCE(*x, r1);\n}\n\nexists (0:r0=1 /\\ 1:r1=1)\n',
+      herd: 'Test LB+xchg-cmpxchg-old Allowed\nStates 2\n0:r0=0; 1:r1=0;\n0:r0=1; 1:r1=1;\nOk\nWitnesses\nPositive: 1 Negative: 3\nFlag data-race\nCondition exists (0:r0=1 /\\ 1:r1=1)\nObservation LB+xchg-cmpxchg-old Sometimes 1 3',
+      speed: 'Observation LB+xchg-cmpxchg-old Always 1 0',
     },
   ];
   for (const c of cases) agreesWithHerd7(c);

@@ -473,6 +473,8 @@ export function analyseValues(prog: Program, deadline = Deadline.none): ValueAna
             const locs = locsOf(at);
             const olds = new Set<number>(e.reads ? [] : [0]);
             if (e.reads) for (const l of locs) readable(th.index, l, pc, olds);
+            // A successful cmpxchg's equation may fix its read to its old, whatever it reads from (guesses.ts).
+            if (e.equatesReadWith !== undefined) for (const v of absEval(ins.args[e.equatesReadWith], regs)) olds.add(v);
             const result = new Set<number>();
             forEachArgs(e.valueArgs, ins.args.length, (i) => absEval(ins.args[i], regs), (args) => {
               for (const old of olds) {
