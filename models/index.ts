@@ -32,6 +32,7 @@ function explainedBy(model: Model, files: () => ModelFiles, where: 'shown' | 'no
     ...model,
     orderOf: (x, a, b) => place(of().orderOf!(x, a, b)),
     explain: (x, axiom) => place(of().explain!(x, axiom)),
+    flagged: (x, flag) => place(of().flagged!(x, flag)),
   };
 }
 

@@ -1,16 +1,24 @@
-// Differential fuzz against herd7 (issue 18): mutants of the corpus tests
-// (scripts/fuzz-mutate.ts), each run by herd7 + LKMM and by `litmus herd7`
-// (in this process, through the same checkOne the command runs, with the
-// same -conf linux-kernel.cfg), compared on what each refuses and, where
-// both answer, on the whole block but the Time line: states, Ok/No,
-// Positive/Negative, flags, condition, Observation, Hash.
+// Differential fuzz against herd7: mutants of the corpus tests
+// (scripts/fuzz-mutate.ts) and generated programs of the shapes where
+// litmus once differed (scripts/fuzz-shapes.ts: load-buffering rings
+// through acquires, locks and RMWs, a lock held forever, arrays in the
+// initial state, loop keywords as names, empty blocks, out-of-thin-air
+// copies), each run by herd7
+// + LKMM and by `litmus herd7` (in this process, through the same checkOne
+// the command runs) in each mode: `conf` (-conf linux-kernel.cfg, the
+// kernel's files compiled), `builtin` (no -conf: litmus's built-in LKMM),
+// `speedcheck` (-speedcheck true on both sides, the Observation line
+// compared). Compared on what each refuses and, where both answer, on the
+// whole block but the Time line: states, Ok/No, Positive/Negative, flags,
+// condition, Observation, Hash.
 //
-//   npm run fuzz:herd7 -- [--seed S] [--count N] [--collection N] [-j N] [--timeout S] [--out DIR] [--herd CMD] [--kinds a,b]
+//   npm run fuzz:herd7 -- [--seed S] [--count N] [--shapes N] [--collection N] [-j N] [--timeout S] [--out DIR] [--herd CMD]
+//                         [--kinds a,b] [--modes conf,builtin,speedcheck]
 //
-// Deterministic: a seed and a count give the same mutants. Needs herd7
+// Deterministic: a seed and the counts give the same programs. Needs herd7
 // (--herd, $LITMUS_HERD, or /root/herd/bin/lkmm-herd); never run by CI.
-// Writes DIR/mutants/*.litmus, DIR/results.tsv (one row per mutant) and
-// DIR/summary.json, and prints the figures and each disagreement.
+// Writes DIR/mutants/*.litmus, DIR/results.tsv (one row per program and
+// mode) and DIR/summary.json, and prints the figures and each disagreement.
 
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -19,10 +27,16 @@ import { checkOne } from '../src/cli/herd7-test.js';
 import { parseHerdArgs, type HerdOptions } from '../src/cli/herd7-args.js';
 import { corpusDir, readRows } from './corpus.js';
 import { mutate, Rng } from './fuzz-mutate.js';
+import { shapeProgram, SHAPE_KINDS } from './fuzz-shapes.js';
+
+const MODES = ['conf', 'builtin', 'speedcheck'] as const;
+type Mode = (typeof MODES)[number];
 
 interface Args {
   seed: number;
   count: number;
+  shapes: number;
+  modes: Mode[];
   collection: number;
   jobs: number;
   timeoutS: number;
@@ -33,7 +47,7 @@ interface Args {
 
 function parseArgs(argv: string[]): Args {
   const a: Args = {
-    seed: 1, count: 300, collection: 150, jobs: 2, timeoutS: 20, out: '', herd: process.env.LITMUS_HERD ?? '/root/herd/bin/lkmm-herd',
+    seed: 1, count: 300, shapes: 100, modes: [...MODES], collection: 150, jobs: 2, timeoutS: 20, out: '', herd: process.env.LITMUS_HERD ?? '/root/herd/bin/lkmm-herd',
   };
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
@@ -41,6 +55,11 @@ function parseArgs(argv: string[]): Args {
     if (v === undefined) throw new Error(`${k} needs a value`);
     if (k === '--seed') a.seed = Number(v);
     else if (k === '--count') a.count = Number(v);
+    else if (k === '--shapes') a.shapes = Number(v);
+    else if (k === '--modes') {
+      a.modes = v.split(',') as Mode[];
+      if (!a.modes.every((m) => (MODES as readonly string[]).includes(m))) throw new Error(`--modes takes ${MODES.join(',')}`);
+    }
     else if (k === '--collection') a.collection = Number(v);
     else if (k === '-j') a.jobs = Number(v);
     else if (k === '--timeout') a.timeoutS = Number(v);
@@ -71,7 +90,7 @@ function answerOf(stdout: string, stderr: string): Answer {
   return { kind: 'answered', block: lines.filter((l) => !l.startsWith('Time ') && !l.startsWith('Hash=')), hash };
 }
 
-/** The block with out-of-thin-air values' names (S27) made one: README's documented difference. */
+/** The block with out-of-thin-air values' names (S27) made one: a difference in those names alone is told apart. */
 function withoutSymbolNames(block: string[]): string[] {
   return block.map((l) => l.replace(/\bS\d+\b/g, 'S'));
 }
@@ -84,9 +103,9 @@ function normalised(block: string[]): string {
   return [...block.slice(0, i + 1), ...block.slice(i + 1, j).sort(), ...block.slice(j)].join('\n');
 }
 
-function runHerd(herd: string, file: string, timeoutS: number): Promise<Answer> {
+function runHerd(herd: string, file: string, timeoutS: number, extra: string[] = []): Promise<Answer> {
   return new Promise((resolve) => {
-    const p = spawn(herd, ['-timeout', String(timeoutS), file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(herd, ['-timeout', String(timeoutS), ...extra, file], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     p.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -149,6 +168,11 @@ function sources(corpus: string, sample: number, rng: Rng): string[] {
 type Outcome = 'both-answer-same' | 'both-answer-symbolic' | 'both-answer-hash' | 'both-answer-differ' | 'both-refuse'
   | 'herd-refuses-litmus-answers' | 'litmus-refuses-herd-answers' | 'timeout' | 'litmus-crash';
 
+/** Under -speedcheck, only the Observation line is compared (herd7 and litmus may build different executions first). */
+function observationOnly(x: Answer): Answer {
+  return x.kind === 'answered' ? { ...x, block: x.block.filter((l) => l.startsWith('Observation ')), hash: '' } : x;
+}
+
 function judge(h: Answer, l: Answer): { outcome: Outcome; note: string } {
   if (l.kind === 'crash') return { outcome: 'litmus-crash', note: l.why.split('\n').slice(0, 4).join(' | ') };
   if (h.kind === 'timeout' || l.kind === 'timeout') return { outcome: 'timeout', note: `herd7 ${h.kind}, litmus ${l.kind}` };
@@ -192,36 +216,61 @@ async function main(): Promise<number> {
     writeFileSync(file, m.text);
     mutants.push({ file, source: relative(corpus, src), kinds: m.kinds, details: m.details });
   }
-  console.log(`fuzz: seed ${a.seed}, ${mutants.length} mutants of ${srcs.length} tests in ${dir}`);
+  const mutantCount = mutants.length;
+  // Generated programs of the shapes that once differed, as many of each kind.
+  const shapeRng = new Rng(a.seed ^ 0x5eed);
+  for (let i = 0; i < a.shapes; i++) {
+    const kind = SHAPE_KINDS[i % SHAPE_KINDS.length];
+    if (a.kinds && !a.kinds.includes(kind)) continue;
+    const name = `${String(mutants.length).padStart(5, '0')}-${kind}`;
+    const text = shapeProgram(kind, shapeRng, name);
+    if (seen.has(text)) continue;
+    seen.add(text);
+    const file = join(dir, `${name}.litmus`);
+    writeFileSync(file, text);
+    mutants.push({ file, source: `shape:${kind}`, kinds: [kind], details: [] });
+  }
+  console.log(`fuzz: seed ${a.seed}, ${mutantCount} mutants of ${srcs.length} tests and ${mutants.length - mutantCount} generated programs in ${dir}; modes ${a.modes.join(',')}`);
 
   const t0 = performance.now();
   const herd = await pool(a.jobs, mutants.map((m) => () => runHerd(a.herd, m.file, a.timeoutS)));
+  const herdSpeed = a.modes.includes('speedcheck') ? await pool(a.jobs, mutants.map((m) => () => runHerd(a.herd, m.file, a.timeoutS, ['-speedcheck', 'true']))) : [];
   const herdS = (performance.now() - t0) / 1000;
   // The options litmus-herd7 gets from the same command line (the kernel's linux-kernel.cfg, as lkmm-herd gives herd7).
   const conf = readFileSync(a.herd, 'utf8');
   const dirs = [...conf.matchAll(/(-set-libdir|-I)\s+"?([^"\s]+)"?/g)].flatMap((m) => [m[1], m[2]]);
-  const opts = parseHerdArgs([...dirs, '-conf', 'linux-kernel.cfg', '-timeout', String(a.timeoutS)]).opts;
+  const timeout = ['-timeout', String(a.timeoutS)];
+  const optsOf: Record<Mode, HerdOptions> = {
+    conf: parseHerdArgs([...dirs, '-conf', 'linux-kernel.cfg', ...timeout]).opts,
+    builtin: parseHerdArgs(timeout).opts,
+    speedcheck: parseHerdArgs([...timeout, '-speedcheck', 'true']).opts,
+  };
   const t1 = performance.now();
-  const lit = mutants.map((m) => runLitmus(m.file, opts));
+  const lit = Object.fromEntries(a.modes.map((mode) => [mode, mutants.map((m) => runLitmus(m.file, optsOf[mode]))])) as Record<Mode, Answer[]>;
   const litS = (performance.now() - t1) / 1000;
 
-  const rows: string[] = ['mutant\tsource\tkinds\tdetails\therd7\tlitmus\toutcome\tnote'];
+  const rows: string[] = ['mutant\tsource\tkinds\tdetails\tmode\therd7\tlitmus\toutcome\tnote'];
   const counts: Record<string, number> = {};
   const byKind: Record<string, Record<string, number>> = {};
   const problems: string[] = [];
   mutants.forEach((m, i) => {
-    const { outcome, note } = judge(herd[i], lit[i]);
-    counts[outcome] = (counts[outcome] ?? 0) + 1;
-    const kindKey = m.kinds.join('+');
-    (byKind[kindKey] ??= {})[outcome] = (byKind[kindKey][outcome] ?? 0) + 1;
-    rows.push([basename(m.file), m.source, kindKey, m.details.join('; '), herd[i].kind, lit[i].kind, outcome, note].join('\t').replace(/\n/g, ' '));
-    if (!['both-answer-same', 'both-answer-symbolic', 'both-refuse', 'timeout'].includes(outcome)) {
-      problems.push(`${outcome} ${basename(m.file)} (${m.source}; ${m.details.join('; ')}): ${note}`);
+    for (const mode of a.modes) {
+      const h = mode === 'speedcheck' ? observationOnly(herdSpeed[i]) : herd[i];
+      const l = mode === 'speedcheck' ? observationOnly(lit[mode][i]) : lit[mode][i];
+      const { outcome, note } = judge(h, l);
+      const key = `${mode}:${outcome}`;
+      counts[key] = (counts[key] ?? 0) + 1;
+      const kindKey = m.kinds.join('+');
+      (byKind[kindKey] ??= {})[key] = (byKind[kindKey][key] ?? 0) + 1;
+      rows.push([basename(m.file), m.source, kindKey, m.details.join('; '), mode, h.kind, l.kind, outcome, note].join('\t').replace(/\n/g, ' '));
+      if (!['both-answer-same', 'both-refuse', 'timeout'].includes(outcome)) {
+        problems.push(`${mode} ${outcome} ${basename(m.file)} (${m.source}; ${m.details.join('; ')}): ${note}`);
+      }
     }
   });
   const rename = byKind.renameParam ?? {};
   const summary = {
-    seed: a.seed, mutants: mutants.length, sources: srcs.length, herd7Seconds: +herdS.toFixed(1), litmusSeconds: +litS.toFixed(1),
+    seed: a.seed, mutants: mutantCount, shapes: mutants.length - mutantCount, modes: a.modes, sources: srcs.length, herd7Seconds: +herdS.toFixed(1), litmusSeconds: +litS.toFixed(1),
     outcomes: counts, byKind, renameParam: rename,
   };
   writeFileSync(join(a.out, 'results.tsv'), `${rows.join('\n')}\n`);

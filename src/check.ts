@@ -1,6 +1,7 @@
 // One litmus test, start to finish: parse, build the program, explore under a
 // model, and summarise the way herd7 does (states, verdict, P/N, flags).
 
+import { fail } from './parse/errors.js';
 import type { CondExpr, CondTerm, LitmusTest } from './parse/ast.js';
 import { headerPredictsDataRace, parseLitmus } from './parse/parser.js';
 import { buildProgram, isAddress, isSymbolic, LOC_BASE, locationOf, observedName, SYM_BASE, VAR_STRIDE, type Program, type WaitReading } from './program/program.js';
@@ -115,6 +116,8 @@ export function checkTest(test: LitmusTest, opts: CheckOptions, from: { t0?: num
   const t0 = from.t0 ?? performance.now();
   const deadline = from.deadline ?? Deadline.after(opts.timeoutMs);
   const prog = buildProgram(test, { unroll: opts.unroll, primitives: opts.primitives, waits: opts.waits });
+  const refused = opts.model.refuses?.(prog);
+  if (refused) fail(refused.message, refused.pos);
   deadline.check('building the program');
   const ex = explore(prog, opts.model, {
     maxExecutions: opts.maxExecutions,

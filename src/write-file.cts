@@ -16,7 +16,9 @@
 // - The rename replaces whatever name is in the target's place: a symbolic
 //   link planted there with the output's name is replaced by the file, its
 //   target is never opened, let alone overwritten (`refuseLink` refuses it
-//   instead). A folder, a FIFO or a device in the target's place is refused.
+//   instead). A folder, a FIFO or a device in the target's place is refused,
+//   and so is a link to one or into /dev or /proc (`--out /dev/stdout`:
+//   replaced, the link would be lost; run as root, the system's own).
 // - A file replaced keeps its permission bits; a new one gets 0666 less the
 //   umask, as any file the user creates.
 // - `exclusive` (a new file, as `litmus new` writes) never replaces anything:
@@ -32,7 +34,7 @@
 
 import { randomBytes } from 'node:crypto';
 import {
-  closeSync, constants, fchmodSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, renameSync, statSync, unlinkSync, writeSync,
+  closeSync, constants, fchmodSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readlinkSync, renameSync, statSync, unlinkSync, writeSync,
 } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
@@ -138,6 +140,9 @@ export function writeFileAtomic(target: string, content: Content, opts: WriteOpt
     if (present.isDirectory()) throw new WriteError('cannot write', target, 'a folder is in its place', 'EISDIR');
     if (present.isSymbolicLink() && opts.refuseLink) throw new WriteError('cannot write', target, 'a symbolic link is in its place (not written through)', 'ELINK');
     if (!present.isFile() && !present.isSymbolicLink()) throw new WriteError('cannot write', target, 'something that is not a regular file (a FIFO, a device or a socket) is in its place', 'ENOTREG');
+    if (present.isSymbolicLink() && linkToSpecial(target)) {
+      throw new WriteError('cannot write', target, 'a symbolic link to a device, a FIFO, a socket or a folder is in its place (neither written through nor replaced: name a file)', 'ENOTREG');
+    }
   }
   let opened: { fd: number; tmp: string };
   try {
@@ -173,6 +178,28 @@ export function writeFileAtomic(target: string, content: Content, opts: WriteOpt
     if (opts.exclusive && w.code === 'EEXIST') throw new WriteError('cannot write', target, 'it already exists (not replaced)', 'EEXIST');
     throw new WriteError('cannot write', target, `${w.text}${unchanged}`, w.code);
   }
+}
+
+/**
+ * Whether the link at `link` leads to a device, a FIFO, a socket or a folder, or passes through /dev or /proc
+ * (`--out /dev/stdout`, a link to /proc/self/fd/1 even when standard output is a file): replacing such a link
+ * would destroy what it is for (run as root, the system's own /dev/stdout), and writing through it is refused.
+ */
+function linkToSpecial(link: string): boolean {
+  const special = (p: string) => /^\/(dev|proc)(\/|$)/.test(p);
+  let p = resolve(link);
+  for (let hop = 0; hop < 40; hop++) {
+    if (special(p)) return true;
+    let next: string;
+    try {
+      next = readlinkSync(p);
+    } catch {
+      break;
+    }
+    p = resolve(dirname(p), next);
+  }
+  const reached = statSync(link, { throwIfNoEntry: false });
+  return reached !== undefined && !reached.isFile();
 }
 
 function removeQuietly(p: string): void {

@@ -2,7 +2,8 @@
 // .cat, .cfg) read by another reader than the tests' (a FIFO blocked for
 // ever, /dev/zero was read without end), a .def whose macros expand
 // exponentially, C helper functions that inline to 2^22 calls, and `litmus
-// merge` of a deeply nested JSON file or of a shard whose run failed.
+// merge` of a deeply nested JSON file, of a shard whose run failed, or of
+// shards that miss one or repeat one (results lost or counted twice).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -172,5 +173,31 @@ describe('litmus merge', () => {
     const merged = JSON.parse(r.stdout) as { status: number; summary: { errors: number } };
     expect(merged.status).toBe(2);
     expect(merged.summary.errors).toBe(1);
+  });
+
+  it('a shard missing, a shard or a file given twice, shards of runs split differently: said, and the merge fails', async () => {
+    mkdirSync(join(dir, 'sharded'));
+    for (const n of ['a', 'b', 'c']) writeFileSync(join(dir, 'sharded', `${n}.litmus`), MP_REL_ACQ.replace(/^C \S+/, `C ${n}`));
+    for (const k of ['1/2', '2/2', '1/3']) {
+      const r = await litmus(['check', '--json', '--shard', k, 'sharded']);
+      expect((JSON.parse(r.stdout) as { shard: string }).shard).toBe(k);
+      writeFileSync(join(dir, `shard-${k.replace('/', '-of-')}.json`), r.stdout);
+    }
+    writeFileSync(join(dir, 'copy.json'), (await litmus(['check', '--json', '--shard', '01/2', 'sharded'])).stdout);
+    const whole = await litmus(['merge', 'shard-1-of-2.json', 'shard-2-of-2.json']);
+    expect(whole.status).toBe(0);
+    expect(whole.stderr).toBe('merged 3 results from 2 files; 0 mismatches\n');
+    const cases: [string[], RegExp][] = [
+      [['shard-1-of-2.json'], /^shard-1-of-2\.json: shard 2\/2 of 2 not given: the merge would miss its results\n/],
+      [['shard-1-of-2.json', 'shard-2-of-2.json', 'shard-1-of-2.json'], /^shard-1-of-2\.json: named twice \(as shard-1-of-2\.json too\): its results are merged once\n/],
+      [['shard-1-of-2.json', 'shard-2-of-2.json', 'copy.json'], /^copy\.json: 2 inputs \(sharded\/a\.litmus, \.\.\.\) have their results here and in shard-1-of-2\.json: the same shard twice, or runs that overlap\ncopy\.json: shard 1\/2 again \(also shard-1-of-2\.json\)\n/],
+      [['shard-1-of-2.json', 'shard-2-of-2.json', 'shard-1-of-3.json'], /shard-1-of-2\.json: shards of runs split differently \(1\/2, 1\/3, 2\/2\)\n/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await litmus(['merge', ...args]);
+      expect(r.status, args.join(' ')).toBe(2);
+      expect(r.stderr, args.join(' ')).toMatch(message);
+      expect((JSON.parse(r.stdout) as { status: number }).status).toBe(2);
+    }
   });
 });

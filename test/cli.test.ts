@@ -377,7 +377,7 @@ describe('litmus check: several inputs', () => {
     expect(m.stderr.trim()).toBe('merged 4 results from 2 files; 0 mismatches');
 
     writeFileSync(join(dir, 'part3.json'), (await litmus('check', '--json', 'wrong.litmus')).stdout);
-    const m2 = await litmus('merge', 'part1.json', 'part3.json');
+    const m2 = await litmus('merge', 'part1.json', 'part2.json', 'part3.json');
     expect(m2.status).toBe(1);
     expect(m2.stderr.trim()).toMatch(/; 1 mismatch$/);
   });

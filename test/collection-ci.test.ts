@@ -9,7 +9,7 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { openHistory, parseHistory } from '../src/history/history.js';
+import { openHistory, parseHistory, TIMED_OUT_LINE } from '../src/history/history.js';
 import { costsOf } from '../src/history/store.js';
 import { shardOf } from '../src/history/plan.js';
 import { CLI, ROOT, litmus } from './util.js';
@@ -87,6 +87,25 @@ describe("the collection workflow's steps", () => {
     expect(c.status).toBe(1);
     expect(readFileSync(join(dir, 'report.txt'), 'utf8')).toMatch(new RegExp(`Result changed: ${key.replace('.', '\\.')}`));
     expect((JSON.parse(readFileSync(join(dir, 'report.txt.json'), 'utf8')) as { changed: { file: string }[] }).changed.map((x) => x.file)).toEqual([key]);
+  });
+
+  it('compare names a result changed only by a timeout in one run, and does not fail on it (the limit is wall time)', () => {
+    const h = readFileSync(join(dir, 'one.hist'), 'utf8');
+    // G1 timed out in the later run: its entry is the scripts' timeout.
+    const slow = h.replace(/(=== generated\/G1\.litmus\n)[\s\S]*?(?=\n===)/, `$1${TIMED_OUT_LINE}`);
+    expect(slow).not.toBe(h);
+    writeFileSync(join(dir, 'slow.hist'), slow);
+    const c = run(['compare', 'one.hist', 'slow.hist', 'slow.txt']);
+    expect(c.status, c.stderr).toBe(0);
+    const report = readFileSync(join(dir, 'slow.txt'), 'utf8');
+    expect(report).toMatch(/Result changed: generated\/G1\.litmus/);
+    expect(report).toMatch(/1 changed only by a test that timed out in one run/);
+    const json = JSON.parse(readFileSync(join(dir, 'slow.txt.json'), 'utf8')) as { changed: { file: string; after: string }[] };
+    expect(json.changed).toEqual([expect.objectContaining({ file: 'generated/G1.litmus', after: 'timed out' })]);
+    // With a real change beside it, the step fails.
+    const both = slow.replace(/(=== generated\/G0\.litmus\n[\s\S]*?Observation G0 )(\w+)/, (_m, head: string, verdict: string) => `${head}${verdict === 'Never' ? 'Sometimes' : 'Never'}`);
+    writeFileSync(join(dir, 'both.hist'), both);
+    expect(run(['compare', 'one.hist', 'both.hist', 'both.txt']).status).toBe(1);
   });
 });
 

@@ -50,6 +50,17 @@ describe('a .cat include loop', () => {
   });
 });
 
+describe('.cat files that include the next one twice', () => {
+  it('are refused once the model has read 1,000 files in all, at the include, not read 2^25 times', async () => {
+    mkdirSync(join(dir, 'diamond'));
+    for (let i = 0; i < 25; i++) writeFileSync(join(dir, 'diamond', `f${i}.cat`), `"f${i}"\ninclude "f${i + 1}.cat"\ninclude "f${i + 1}.cat"\n`);
+    writeFileSync(join(dir, 'diamond', 'f25.cat'), '"f25"\nlet x = po\n');
+    const r = await litmus('check', '--model', 'diamond/f0.cat', 'mp.litmus');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^\S*diamond\/f\d+\.cat:\d+:1: include "f\d+\.cat": the model reads more than 1000 files in all \(a file included again is read again\)\n$/);
+  });
+});
+
 describe('a let rec function that never stops', () => {
   it('is the model\'s error, at the call, saying so; not the test running out of stack', async () => {
     writeFileSync(join(dir, 'rec.cat'), '"rec"\nlet rec g x = g(x) | x\nlet h = g(po)\nacyclic h as x\n');

@@ -6,7 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { outputFolder, writeFileAtomic, WriteError } from '../src/write-file.cjs';
@@ -68,6 +68,21 @@ describe('writeFileAtomic', () => {
     // Refused at once: a FIFO is never opened (it would block).
     expect(() => writeFileAtomic(join(d, 'fifo.litmus'), 'x')).toThrow(/not a regular file/);
     expect(entries(d)).toEqual(['fifo.litmus', 'folder.litmus', 'saved.litmus']);
+  });
+
+  it('refuses a link to a device, a FIFO, a socket or a folder, or into /proc (--out /dev/stdout): neither written through nor replaced', () => {
+    const d = folder('link-special');
+    symlinkSync('/proc/self/fd/1', join(d, 'stdout'));
+    symlinkSync('/dev/null', join(d, 'null'));
+    symlinkSync(dir, join(d, 'dir'));
+    execFileSync('mkfifo', [join(d, 'fifo')]);
+    symlinkSync(join(d, 'fifo'), join(d, 'to-fifo'));
+    symlinkSync(join(d, 'stdout'), join(d, 'to-stdout'));
+    for (const name of ['stdout', 'null', 'dir', 'to-fifo', 'to-stdout']) {
+      expect(() => writeFileAtomic(join(d, name), 'x'), name).toThrow(/a symbolic link to a device, a FIFO, a socket or a folder is in its place/);
+      expect(lstatSync(join(d, name)).isSymbolicLink(), name).toBe(true);
+    }
+    expect(entries(d)).toEqual(['dir', 'fifo', 'null', 'stdout', 'to-fifo', 'to-stdout']);
   });
 
   it('exclusive: never replaces anything, not even a dangling link', () => {

@@ -284,7 +284,8 @@ class StepsOf {
   }
 
   private unary(op: string, a: Val, e: CatExpr): Val {
-    if (op === 'toid') return a.kind === 'set' ? (a.empty ? { kind: 'rel', s: NOTHING } : rel(a.reads ? R : 0, a.writes ? W : 0, false)) : rel(R, W, false);
+    // (A fixpoint's first round reads its sets as empty relations: [nothing] is empty.)
+    if (op === 'toid') return a.kind === 'set' ? (a.empty ? { kind: 'rel', s: NOTHING } : rel(a.reads ? R : 0, a.writes ? W : 0, false)) : a.kind === 'rel' && a.s.none ? { kind: 'rel', s: NOTHING } : rel(R, W, false);
     if (op === 'comp') return a.kind === 'set' ? this.setVal(e) : { kind: 'rel', s: ANY };
     const s = steps(a);
     switch (op) {

@@ -33,7 +33,7 @@
 // roles, and undecided (so not taken) between middle roles, which may be
 // one section's or two.
 
-import type { Event } from '../../src/events/event.js';
+import { ANNOTS, FENCE_KINDS, LOCK_KINDS, SRCU_KINDS, type Event } from '../../src/events/event.js';
 import type { Program } from '../../src/program/program.js';
 import type { CompiledCat } from './compile.js';
 import { EventKinds, holds, LOCK_EVENTS, lockLocationsWrittenByLocksOnly, singleHops, type EventLike, type Filter, type Hop, type Lang } from './kinds.js';
@@ -68,18 +68,21 @@ export function lockOrdersOf(
     // The path's steps are single steps of A; the chain back a word of A+.
     if (l) checks.push({ hops: singleHops(l.lang).hops, plus: build({ k: 'seq', a: l.lang, b: { k: 'star', body: l.lang } }) });
   }
-  const f1Of = new WeakMap<Program, boolean>();
-  const known = new Map<string, boolean>();
+  // The explorer asks this for most pairs of accesses it orders: answers are kept by the events' forms.
+  let lastProgram: Program | undefined;
+  let lastF1 = false;
+  const known = new Map<number | string, boolean>();
   return (a, b, p) => {
     // One thread: coherence (of herd's base accesses, which the model's checks imply or not).
     if (a.thread === b.thread) return coherent && !a.lock && !b.lock && !a.srcu && !b.srcu;
-    let f1 = false;
-    if (p) {
-      const k = f1Of.get(p);
-      if (k === undefined) f1Of.set(p, (f1 = lockLocationsWrittenByLocksOnly(p)));
-      else f1 = k;
+    if (p !== lastProgram) {
+      lastProgram = p;
+      lastF1 = p ? lockLocationsWrittenByLocksOnly(p) : false;
     }
-    const key = `${f1 ? 1 : 0}:${formKey(a)}:${formKey(b)}`;
+    const f1 = lastF1;
+    const ca = formCode(a);
+    const cb = formCode(b);
+    const key = ca >= 0 && cb >= 0 ? (ca * FORMS + cb) * 2 + (f1 ? 1 : 0) : `${f1 ? 1 : 0}:${formKey(a)}:${formKey(b)}`;
     let answer = known.get(key);
     if (answer === undefined) known.set(key, (answer = checks.some((c) => ordersBy(c, a, b, f1))));
     return answer;
@@ -89,6 +92,30 @@ export function lockOrdersOf(
 /** What of an event its sets can see (its kind, tags, lock and RMW role). */
 function formKey(e: Event): string {
   return `${e.kind}${e.thread < 0 ? 'i' : ''}:${e.annot}:${e.fence ?? ''}:${e.lock ?? ''}:${e.srcu ?? ''}:${e.isRmw ? 1 : 0}:${e.rmwPartner >= 0 ? 1 : 0}`;
+}
+
+const KINDS: readonly string[] = ['R', 'W', 'F'];
+const FENCES: readonly (string | undefined)[] = [undefined, ...FENCE_KINDS];
+const LOCKS: readonly (string | undefined)[] = [undefined, ...LOCK_KINDS];
+const SRCUS: readonly (string | undefined)[] = [undefined, ...SRCU_KINDS];
+/** How many form codes there are (formCode < FORMS). */
+const FORMS = 3 * 2 * ANNOTS.length * FENCES.length * LOCKS.length * SRCUS.length * 4;
+
+/** formKey as a number, or -1 for a tag of a user's .def (then the string is the key). */
+function formCode(e: Event): number {
+  const k = KINDS.indexOf(e.kind);
+  const an = (ANNOTS as readonly string[]).indexOf(e.annot);
+  const f = FENCES.indexOf(e.fence);
+  const l = LOCKS.indexOf(e.lock);
+  const s = SRCUS.indexOf(e.srcu);
+  if (k < 0 || an < 0 || f < 0 || l < 0 || s < 0) return -1;
+  let c = k;
+  c = c * 2 + (e.thread < 0 ? 1 : 0);
+  c = c * ANNOTS.length + an;
+  c = c * FENCES.length + f;
+  c = c * LOCKS.length + l;
+  c = c * SRCUS.length + s;
+  return c * 4 + (e.isRmw ? 2 : 0) + (e.rmwPartner >= 0 ? 1 : 0);
 }
 
 /** An acyclic check A, read for the theorem: the single steps of its lower bound, and an automaton of its lower bound's A+. */

@@ -21,7 +21,7 @@
 
 import type { Event } from '../../src/events/event.js';
 import type { Execution } from '../../src/model/execution.js';
-import type { Highlight, Ordering } from '../../src/model/model.js';
+import type { FlagFinding, Highlight, Ordering } from '../../src/model/model.js';
 import type { EventSet, Relation } from '../../src/relation/relation.js';
 import type { CatExpr, CatInstr, CatPos } from './ast.js';
 import type { CompiledCat } from './compile.js';
@@ -393,6 +393,35 @@ export class Explainer {
     return false;
   }
 
+  /**
+   * What a flag the model raised on this execution finds (`flag ~empty
+   * race as data-race`): each pair (or event) of its relation, named by the
+   * smallest definition that holds it (a union by its operand: ww-race,
+   * wr-race, rw-race), with what that definition subtracts and the pair is
+   * not in (`pre-race & rf \ wr-vis \ rw-xbstar^-1`: it escapes wr-vis and
+   * rw-xbstar^-1, the model's reasons two accesses do not race).
+   */
+  flagged(flag: string): FlagFinding | undefined {
+    const tests = this.src.cat.instrs.map((c) => c.instr).filter((i): i is CatInstr & { kind: 'test' } => i.kind === 'test' && i.role === 'flag' && i.name === flag);
+    for (const test of tests) {
+      const v = this.value(test.expr);
+      if (!v) continue;
+      const r = asRelOrNull(v, this.x.n);
+      const s = r ? null : asSetOrNull(v, this.x.n);
+      const pairs: [number, number][] = r ? r.pairs() : s ? [...Array(this.x.n).keys()].filter((e) => s.has(e)).map((e) => [e, e]) : [];
+      if (pairs.length === 0) continue;
+      const found = pairs.map(([a, b]) => {
+        const steps = r ? this.steps(test.expr, a, b) : undefined;
+        const named = steps?.length === 1 && steps[0].slot !== undefined ? steps[0] : undefined;
+        const def = named ? definitionOf(this.src.cat, named.slot!) : undefined;
+        return { from: a, to: b, label: named?.label ?? exprText(test.expr), unless: def ? subtracted(def).map(exprText) : [], slot: named?.slot };
+      });
+      const at = [...new Set(found.flatMap((f) => (f.slot !== undefined ? [`${f.label} ${this.whereOf(f.slot) ?? ''}`.trim()] : [])).filter((t) => t.includes(' ')))];
+      return { name: flag, pairs: found.map(({ slot: _, ...f }) => f), ...(at.length ? { definedAt: at } : {}) };
+    }
+    return undefined;
+  }
+
   /** The cycle (or offending pairs) of the named check, each step named by the definitions that give it. */
   explain(axiom: string): Highlight | undefined {
     const test = this.src.cat.instrs.map((c) => c.instr).find((i): i is CatInstr & { kind: 'test' } => i.kind === 'test' && i.role === 'check' && (i.name ?? i.test) === axiom);
@@ -531,6 +560,12 @@ function substitute(e: CatExpr, name: string, arg: CatExpr): CatExpr | null {
     default:
       return null;
   }
+}
+
+/** What a difference subtracts: `a \ b \ c` gives b and c. */
+function subtracted(e: CatExpr): CatExpr[] {
+  if (e.kind !== 'binary' || e.op !== 'diff') return [];
+  return [...subtracted(e.args[0]), ...e.args.slice(1)];
 }
 
 /** The base relation of a single step, if any. */

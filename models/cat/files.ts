@@ -73,6 +73,36 @@ export function readConf(path: string): ConfSettings {
 }
 
 /**
+ * The `unroll` line of a .cfg, as herd7 reads it: an integer (OCaml's, so
+ * `-1`, `0x10`, `1_000` too; a negative bound cuts every loop at once, as
+ * 0 does), or herd7 stops ("integer parameter expected"); undefined where
+ * there is none (the last one counts, as herd7 applies each in turn).
+ */
+export function unrollOfConf(settings: ConfSettings): number | undefined {
+  let out: number | undefined;
+  for (const [key, value, pos] of settings.entries) {
+    if (key !== 'unroll') continue;
+    const n = herdUnroll(value);
+    if (n === undefined) throw new ModelError(`integer parameter expected after "unroll" (herd7 stops here: "integer parameter expected")`, { ...pos, col: pos.col + key.length + 1 });
+    out = n;
+  }
+  return out;
+}
+
+/**
+ * An unroll bound as herd7 reads it (OCaml's int_of_string: `3`, `-1`,
+ * `0x10`, `1_000`), a negative one as 0 (herd7 cuts every loop at once
+ * either way); undefined when it is no integer.
+ */
+export function herdUnroll(value: string): number | undefined {
+  const m = /^(-?)(0x[0-9a-f][0-9a-f_]*|0o[0-7][0-7_]*|0b[01][01_]*|[0-9][0-9_]*)$/i.exec(value.trim());
+  if (!m) return undefined;
+  const n = Number(m[2].replace(/_/g, ''));
+  if (!Number.isSafeInteger(n)) return undefined;
+  return m[1] ? 0 : n;
+}
+
+/**
  * The files a .cfg names (its model, bell, macros and variants), each
  * looked for beside the .cfg, then in the current folder; `model`, `bell`
  * and `variants` stand for or add to the .cfg's (the command line's

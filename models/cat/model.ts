@@ -21,12 +21,14 @@ import type { Event } from '../../src/events/event.js';
 import type { Execution } from '../../src/model/execution.js';
 import { effectOf } from '../../src/events/primitives.js';
 import type { Program } from '../../src/program/program.js';
-import type { Highlight, Model, Ordering, Verdict, WaitingRead } from '../../src/model/model.js';
+import type { Pos } from '../../src/parse/ast.js';
+import type { FlagFinding, Highlight, Model, Ordering, Verdict, WaitingRead } from '../../src/model/model.js';
 import { lasting, scratch } from '../../src/relation/relation.js';
 import { findsInterleaving } from '../interleaving.js';
 import { Bounds, BoundsModel, structureFacts } from './bounds.js';
 import { deriveInterleaving, type InterleavingRule } from './derive-interleaving.js';
-import { fingerprintOf, type CompiledCat } from './compile.js';
+import { fingerprintOf, tagSetName, type CompiledCat } from './compile.js';
+import { ANNOTS, LOCK_KINDS } from '../../src/events/event.js';
 import { compileCatCached } from './cache.js';
 import { LIBRARY } from './library.js';
 import { CatCode } from './code.js';
@@ -125,18 +127,23 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
   // Refused before any test, as herd7 refuses it: a type error anywhere (models/cat/typecheck.ts); only a model
   // that passes is kept in the cache, so one read from there has passed.
   const compiled = compileCatCached(mains, sourceOf(files), variants, known, (c) => typecheck(c, variants));
-  refuseLegacyEvents(compiled, variants);
+  const legacy = buildsLegacyEvents(compiled, variants);
   const opts = { variants, skipChecks: new Set(files.skipChecks) };
-  // Which checks judge prefixes depends on which sets the program can produce: lock operations or not.
-  const safeByLocks = new Map<boolean, ReadonlySet<number>>();
-  const safeByProgram = new WeakMap<Program, ReadonlySet<number>>();
+  // Which checks judge prefixes depends on which sets the program can produce (lock operations, RCU's fences, ...).
+  const absentOf = new WeakMap<Program, { key: string; sets: Set<string> }>();
+  const absent = (p: Program) => {
+    let a = absentOf.get(p);
+    if (!a) {
+      const sets = absentSets(p, compiled);
+      absentOf.set(p, (a = { key: [...sets].sort().join(','), sets }));
+    }
+    return a;
+  };
+  const safeByAbsent = new Map<string, ReadonlySet<number>>();
   const prefixSafeFor = (p: Program) => {
-    let safe = safeByProgram.get(p);
-    if (safe) return safe;
-    const locks = usesSpinlocks(p);
-    safe = safeByLocks.get(locks);
-    if (!safe) safeByLocks.set(locks, (safe = prefixSafeChecks(compiled, absentSets(locks))));
-    safeByProgram.set(p, safe);
+    const a = absent(p);
+    let safe = safeByAbsent.get(a.key);
+    if (!safe) safeByAbsent.set(a.key, (safe = prefixSafeChecks(compiled, a.sets)));
     return safe;
   };
   const code = new CatCode();
@@ -151,7 +158,7 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
   // once the structure has been judged RULE_AFTER times (deriving it costs about as much as judging a few dozen candidates).
   const rules = new WeakMap<object, InterleavingRule | null | number>();
   const counts = { rules: 0, interleavings: 0, always: 0 };
-  const latestRead: (boolean | undefined)[] = [];
+  const latestRead = new Map<string, boolean>();
   const boundsModel = new BoundsModel(compiled);
   const ruleOf = (x: Execution): InterleavingRule | null => {
     const r = rules.get(x.structure) ?? 0;
@@ -225,12 +232,15 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
     // Coherence and atomicity are this model's to judge (the explorer then builds incoherent candidates
     // too), unless its own checks reject every candidate the explorer's filter drops (models/cat/implied.ts).
     judgesCoherence: (p: Program) => usesSpinlocks(p) || !coherenceImplied,
+    refuses: legacy ? legacyRefusal : undefined,
     prefixSafeFor,
     shortcutCounts: counts,
     // A read of the last write, its thread's last event, gains no edge a prefix check can see (models/cat/derive-latest-read.ts).
     latestReadKeepsConsistency: (p: Program) => {
-      const key = usesSpinlocks(p) ? 1 : 0;
-      return (latestRead[key] ??= deriveLatestRead(compiled, variants, absentSets(key === 1)));
+      const a = absent(p);
+      let known = latestRead.get(a.key);
+      if (known === undefined) latestRead.set(a.key, (known = deriveLatestRead(compiled, variants, a.sets)));
+      return known;
     },
     judgeSkipping: (x, prefix, skip) => judgeSkipping(x, prefix, skip),
     check(x: Execution, o?: { prefix?: boolean; axiomsOnly?: boolean }): Verdict {
@@ -243,6 +253,9 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
     },
     orderOf(x: Execution, a: number, b: number): Ordering | undefined {
       return scratch(() => explainerOf(x).orderOf(a, b));
+    },
+    flagged(x: Execution, flag: string): FlagFinding | undefined {
+      return scratch(() => explainerOf(x).flagged(flag));
     },
     holds(x: Execution, name: string, a: number, b: number): boolean {
       return scratch(() => explainerOf(x).holds(name, a, b));
@@ -272,18 +285,34 @@ function preservedOf(ex: Explainer, compiled: CompiledCat, x: Execution): [numbe
 }
 
 /**
- * Without the variant lkmmv2, herd7 builds its legacy LKMM events (explicit
- * fences around fully ordered RMWs, the .def's tags ignored): litmus builds
- * lkmmv2's only, so a model that tests for lkmmv2 (the kernel's bell) is
- * refused without it rather than answered with other events.
+ * Without the variant lkmmv2, herd7 builds its legacy LKMM events for
+ * read-modify-writes (lkmmv1: explicit smp_mb() fences around a fully
+ * ordered one, its accesses ONCE, a failed cmpxchg's read ONCE, a
+ * non-returning atomic op's read NORETURN) and the bell of the kernel,
+ * which tests lkmmv2, raises its flag on every execution. Every other
+ * primitive's events are the same, and a relaxed RMW's (ONCE in both):
+ * litmus answers a program without other RMWs under such a model (the flag
+ * is the model's own) and refuses one with an RMW that is not relaxed
+ * rather than answer it with other events than herd7's.
  */
-function refuseLegacyEvents(compiled: CompiledCat, variants: ReadonlySet<string>): void {
-  const at = compiled.variantsTested.get('lkmmv2');
-  if (!at || variants.has('lkmmv2')) return;
-  throw new ModelError(
-    'this model tests the variant lkmmv2, which is not set: without it herd7 builds its legacy LKMM events (explicit fences around fully ordered RMWs, the .def\'s tags ignored), which litmus does not; give the variant lkmmv2 (-variant lkmmv2, --variant lkmmv2; the kernel\'s linux-kernel.cfg sets it)',
-    at,
-  );
+function buildsLegacyEvents(compiled: CompiledCat, variants: ReadonlySet<string>): boolean {
+  return compiled.variantsTested.has('lkmmv2') && !variants.has('lkmmv2');
+}
+
+function legacyRefusal(p: Program): { message: string; pos: Pos } | undefined {
+  for (const th of p.threads) {
+    for (const ins of th.code) {
+      if (ins.op !== 'prim') continue;
+      const e = effectOf(ins.prim);
+      // A relaxed RMW (xchg_relaxed, cmpxchg_relaxed, atomic_add_return_relaxed, ...) has the same ONCE events in both.
+      if (e.object !== 'memory' || !e.rmw || e.annot === 'ONCE') continue;
+      return {
+        message: `${ins.name}() is a read-modify-write: without the variant lkmmv2, which this model tests, herd7 builds its legacy LKMM events for it (explicit fences around a fully ordered RMW, ONCE accesses), which litmus does not; refused rather than answered with other events (give the variant lkmmv2: -variant lkmmv2, --variant lkmmv2; the kernel's linux-kernel.cfg sets it)`,
+        pos: ins.pos,
+      };
+    }
+  }
+  return undefined;
 }
 
 /** A structure's staged model and judge, with the step masks of the instruction sets skipped. */
@@ -336,9 +365,27 @@ function observedLocations(p: Program): number[] {
   return (p.observed ?? []).filter((o) => o.kind === 'mem').map((o) => (o as { loc: number }).loc);
 }
 
-/** The base sets a program's code never produces: lock.cat's events, in a test that takes no lock (usesSpinlocks). */
-function absentSets(usesLocks: boolean): Set<string> {
-  return new Set(usesLocks ? [] : ['LKR', 'LKW', 'UL', 'LF', 'RL', 'RU']);
+/**
+ * The base sets a program's code never produces: lock.cat's events in a
+ * test that takes no lock (usesSpinlocks), and the sets of the model's tags
+ * that are neither an access's annotation nor a fence or SRCU event any
+ * primitive of the program makes (an event's tags are its primitive's:
+ * models/cat/builtins.ts tagsOf).
+ */
+function absentSets(p: Program, cat: CompiledCat): Set<string> {
+  const out = new Set<string>(usesSpinlocks(p) ? [] : LOCK_KINDS);
+  const made = new Set<string>(ANNOTS);
+  for (const t of p.threads) {
+    for (const i of t.code) {
+      if (i.op !== 'prim') continue;
+      const e = effectOf(i.prim);
+      made.add(e.annot);
+      if (e.fence !== undefined) made.add(e.fence);
+      if (e.srcu !== undefined) made.add(e.srcu);
+    }
+  }
+  for (const tag of cat.tags) if (!made.has(tag)) out.add(tagSetName(tag));
+  return out;
 }
 
 /** Whether a program's code takes, releases or tests a spinlock. */

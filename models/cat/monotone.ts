@@ -16,7 +16,16 @@
 //     sequences and closures make of growing and stable parts);
 //   - or anything else: a difference or complement of something that grows
 //     (`LKW \ domain(critical)`: a lock's unlock may come later), the final
-//     writes, a let ... in, a function not seen through.
+//     writes, a function not seen through.
+// A `let ... in` binds its names to what their definitions are. A `let rec`
+// (a least fixpoint, reached as herd does, by iterating from empty
+// relations) is stable (growing) where each body is, taking the recursive
+// names as stable (growing): by induction on the iterations, each iterate
+// on a prefix is the completion's restricted (contained in it), so the
+// limits are too. One recursive definition that takes differences of what
+// it computes is read by a lemma (nestingMatch): the matching of nested
+// markers, as the kernel's bell pairs rcu_read_lock() with
+// rcu_read_unlock(), is stable.
 // A non-negated acyclic, irreflexive or empty check over a stable or
 // growing relation is safe on prefixes; the others wait for the whole
 // execution.
@@ -97,6 +106,8 @@ class Analysis {
       return BASE[s.name] ?? (this.cat.base.has(s.name) && !s.name.startsWith('%') ? STABLE : ANY);
     }
     if (this.active.has(slot)) return ANY;
+    const rec = this.cat.instrs[s.instr].instr;
+    if (rec.kind === 'let' && rec.rec) return this.recursiveSlots(s.instr, slot);
     this.active.add(slot);
     try {
       const ins = this.cat.instrs[s.instr].instr;
@@ -116,6 +127,55 @@ class Analysis {
     if (e.kind !== 'var' || e.name !== name || e.ref?.kind !== 'slot') return false;
     const s = this.cat.slots[e.ref.slot];
     return s.instr >= 0 && this.cat.instrs[s.instr].instr.pos.file.startsWith('litmus:');
+  }
+
+  /**
+   * The slots of a top-level `let rec` (see the header): each binding's
+   * body read with every recursive name taken as stable, then as growing;
+   * the first assumption each body keeps is what they all are.
+   */
+  private recursiveSlots(instr: number, slot: number): Info {
+    const ci = this.cat.instrs[instr];
+    const ins = ci.instr;
+    if (ins.kind !== 'let' || ins.bindings.some((b) => b.expr.kind === 'fun' || b.pattern.kind !== 'var')) return ANY;
+    const defined = ci.defines;
+    for (const level of [0, 1] as const) {
+      const assumed: Info = { level, intra: false };
+      for (const d of defined) this.slotInfo.set(d, assumed);
+      let holds = true;
+      for (const b of ins.bindings) if (this.expr(b.expr, new Map()).level > level) holds = false;
+      for (const d of defined) this.slotInfo.delete(d);
+      if (holds) {
+        for (const d of defined) this.slotInfo.set(d, assumed);
+        return assumed;
+      }
+    }
+    for (const d of defined) this.slotInfo.set(d, ANY);
+    return this.slotInfo.get(slot) ?? ANY;
+  }
+
+  /** A `let ... in` (see the header). */
+  private letIn(e: CatExpr & { kind: 'let' }, locals: Map<string, Info>): Info {
+    if (e.bindings.some((b) => b.expr.kind === 'fun')) return ANY;
+    const bind = (into: Map<string, Info>, p: Pattern, v: Info) => {
+      if (p.kind === 'var') {
+        if (p.name !== null) into.set(p.name, v);
+      } else for (const n of p.names) if (n !== null) into.set(n, ANY);
+    };
+    if (!e.rec) {
+      const inner = new Map(locals);
+      for (const b of e.bindings) bind(inner, b.pattern, this.expr(b.expr, locals));
+      return this.expr(e.body, inner);
+    }
+    if (e.bindings.some((b) => b.pattern.kind !== 'var')) return ANY;
+    if (nestingMatch(e, (x) => this.expr(x, locals))) return STABLE_INTRA;
+    for (const level of [0, 1] as const) {
+      const assumed: Info = { level, intra: false };
+      const inner = new Map(locals);
+      for (const b of e.bindings) bind(inner, b.pattern, assumed);
+      if (e.bindings.every((b) => this.expr(b.expr, inner).level <= level)) return this.expr(e.body, inner);
+    }
+    return ANY;
   }
 
   /** The function a name means, if it is a `let f(x) = ...` of the model. */
@@ -203,6 +263,8 @@ class Analysis {
       }
       case 'app':
         return this.application(e, locals);
+      case 'let':
+        return this.letIn(e, locals);
       case 'try': {
         // The body's value, or the fallback's when the body fails.
         const body = this.expr(e.body, locals);
@@ -241,4 +303,131 @@ class Analysis {
     }
     return this.expr(f.body, inner);
   }
+}
+
+// ------------------------------------------------------------ the nesting lemma
+
+/**
+ * Whether a `let rec ... in P` is the matching of nested markers: with
+ * its other names written out, P's binding is
+ *   P = P | (([S] ; po ; [E]) \ (L ; L)),  L = [S | E] ; po ; [S | E],
+ *   S = A \ domain(P),  E = B \ range(P),
+ * A and B stable sets (the bell's rcu-rscs, however its parts are named).
+ * The lemma: iterated from empty, P relates a in A to b in B, a po-before
+ * b, exactly when the markers (events of A or B) strictly between them
+ * are all paired among themselves: a pair is added once no unpaired
+ * marker is left between its ends, a marker between two ends is paired
+ * before them and, pairs never crossing, with a partner between them too
+ * (by induction on the rounds). So whether two events are paired is
+ * decided by the events between them in program order, which a prefix
+ * holding both has: P is stable.
+ */
+function nestingMatch(e: CatExpr & { kind: 'let' }, levelOf: (x: CatExpr) => Info): boolean {
+  if (e.body.kind !== 'var' || e.body.ref?.kind !== 'local') return false;
+  const P = e.body.name;
+  const defs = new Map<string, CatExpr>();
+  for (const b of e.bindings) if (b.pattern.kind === 'var' && b.pattern.name !== null) defs.set(b.pattern.name, b.expr);
+  const top = defs.get(P);
+  if (!top) return false;
+  // The binding with the other recursive names written out (a name of P's only).
+  let fuel = 200;
+  const inline = (x: CatExpr): CatExpr | undefined => {
+    if (--fuel < 0) return undefined;
+    switch (x.kind) {
+      case 'var':
+        if (x.ref?.kind === 'local' && x.name !== P) {
+          const d = defs.get(x.name);
+          return d ? inline(d) : x;
+        }
+        return x;
+      case 'unary': {
+        const a = inline(x.arg);
+        return a && { ...x, arg: a };
+      }
+      case 'binary': {
+        const args: CatExpr[] = [];
+        for (const a of x.args) {
+          const y = inline(a);
+          if (!y) return undefined;
+          // Associative operators flattened.
+          if ((x.op === 'seq' || x.op === 'union') && y.kind === 'binary' && y.op === x.op) args.push(...y.args);
+          else args.push(y);
+        }
+        return { ...x, args };
+      }
+      case 'app': {
+        const f = inline(x.fn);
+        const a = inline(x.arg);
+        return f && a && { ...x, fn: f, arg: a };
+      }
+      case 'empty':
+      case 'universe':
+      case 'tag':
+        return x;
+      default:
+        return undefined;
+    }
+  };
+  const body = inline(top);
+  if (!body || body.kind !== 'binary' || body.op !== 'union' || body.args.length !== 2) return false;
+  const isP = (x: CatExpr) => x.kind === 'var' && x.ref?.kind === 'local' && x.name === P;
+  const rest = isP(body.args[0]) ? body.args[1] : isP(body.args[1]) ? body.args[0] : undefined;
+  if (!rest || rest.kind !== 'binary' || rest.op !== 'diff' || rest.args.length !== 2) return false;
+  const [pairs, loose2] = rest.args;
+  const between = sectioned(pairs);
+  if (!between || !between.from || !between.to) return false;
+  const S = between.from;
+  const E = between.to;
+  const ofP = (x: CatExpr, fn: 'domain' | 'range') => {
+    if (x.kind !== 'binary' || x.op !== 'diff' || x.args.length !== 2) return undefined;
+    const [A, d] = x.args;
+    if (d.kind !== 'app' || !isBase(d.fn, fn) || !isP(d.arg)) return undefined;
+    // A stable set that does not read P.
+    return !mentions(A, P) && levelOf(A).level === 0 ? A : undefined;
+  };
+  if (!ofP(S, 'domain') || !ofP(E, 'range')) return false;
+  if (loose2.kind !== 'binary' || loose2.op !== 'seq' || loose2.args.length !== 6) return false;
+  const L1 = sectioned({ ...loose2, args: loose2.args.slice(0, 3) });
+  const L2 = sectioned({ ...loose2, args: loose2.args.slice(3) });
+  const isSE = (u: CatExpr | undefined) =>
+    u !== undefined && u.kind === 'binary' && u.op === 'union' && u.args.length === 2 &&
+    ((same(u.args[0], S) && same(u.args[1], E)) || (same(u.args[0], E) && same(u.args[1], S)));
+  return [L1?.from, L1?.to, L2?.from, L2?.to].every(isSE);
+}
+
+/** [X] ; po ; [Y] as X and Y. */
+function sectioned(x: CatExpr): { from?: CatExpr; to?: CatExpr } | undefined {
+  if (x.kind !== 'binary' || x.op !== 'seq' || x.args.length !== 3) return undefined;
+  const [a, po, b] = x.args;
+  if (a.kind !== 'unary' || a.op !== 'toid' || b.kind !== 'unary' || b.op !== 'toid' || !isBase(po, 'po')) return undefined;
+  return { from: a.arg, to: b.arg };
+}
+
+/** Whether x names herd's base `name` (po, domain, range). */
+function isBase(x: CatExpr, name: string): boolean {
+  return x.kind === 'var' && x.ref?.kind === 'slot' && x.name.replace(/^%/, '') === name;
+}
+
+/** Whether x reads the local name n. */
+function mentions(x: CatExpr, n: string): boolean {
+  if (x.kind === 'var') return x.ref?.kind === 'local' && x.name === n;
+  return Object.values(x).some((v) => (Array.isArray(v) ? v.some((y) => isExpr(y) && mentions(y, n)) : isExpr(v) && mentions(v, n)));
+}
+
+function isExpr(v: unknown): v is CatExpr {
+  return typeof v === 'object' && v !== null && typeof (v as { kind?: unknown }).kind === 'string' && 'pos' in (v as object);
+}
+
+/** Structural equality of two expressions, positions aside. */
+function same(a: CatExpr, b: CatExpr): boolean {
+  const eq = (x: unknown, y: unknown): boolean => {
+    if (x === y) return true;
+    if (typeof x !== 'object' || typeof y !== 'object' || x === null || y === null) return false;
+    if (Array.isArray(x) !== Array.isArray(y)) return false;
+    const kx = Object.keys(x).filter((k) => k !== 'pos' && k !== 'hoisted');
+    const ky = Object.keys(y).filter((k) => k !== 'pos' && k !== 'hoisted');
+    if (kx.length !== ky.length) return false;
+    return kx.every((k) => eq((x as Record<string, unknown>)[k], (y as Record<string, unknown>)[k]));
+  };
+  return eq(a, b);
 }

@@ -65,6 +65,8 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
   }
   let files = allFiles;
   let tsSuites = allSuites;
+  /** `--shard K/N` as --json records it, for merge to find a shard missing or given twice. */
+  let shardJson: { shard?: string } = {};
   if (o.shard !== undefined) {
     // .litmus files and TypeScript suites are shared out together.
     let mine: Set<string>;
@@ -75,6 +77,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
     }
     files = allFiles.filter((f) => mine.has(f));
     tsSuites = allSuites.filter((f) => mine.has(f));
+    shardJson = { shard: o.shard.split('/').map(Number).join('/') };
     // A matrix may have more shards than inputs: a shard that gets none checks nothing and passes; the inputs as a whole must name tests.
     const total = allFiles.length + allSuites.length;
     if (mine.size === 0 && total > 0) say(`litmus: shard ${o.shard} holds none of the ${total} inputs: nothing to check`);
@@ -133,7 +136,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
     say(interrupted);
     if (o.json) {
       const entries = inInputOrder([...[...inputErrors, ...reports].map(jsonEntry), ...tsEntries], order);
-      console.log(JSON.stringify({ ...jsonReport(stop.exitCode, entries), interrupted: true, signal: stop.received, notChecked }, null, 2));
+      console.log(JSON.stringify({ ...jsonReport(stop.exitCode, entries), ...shardJson, interrupted: true, signal: stop.received, notChecked }, null, 2));
     }
     return stop.exitCode;
   }
@@ -145,7 +148,7 @@ export async function runCheck(inputs: string[], o: CheckFlags): Promise<number>
       ...tsSuitesJson,
     ];
     const entries = inInputOrder([...[...inputErrors, ...reports].map(jsonEntry), ...tsEntries], order);
-    console.log(JSON.stringify(jsonReport(status, entries, suitesJson), null, 2));
+    console.log(JSON.stringify({ ...jsonReport(status, entries, suitesJson), ...shardJson }, null, 2));
     return status;
   }
   // A suite table for each folder whose tests carry Version:/Scenario: headers.
@@ -445,7 +448,7 @@ function jsonDepth(text: string): number {
 const RESULT_STATUSES: ReadonlySet<unknown> = new Set(['ok', 'mismatch', 'error']);
 
 /** A shard's --json output, read: its results, and its own status when it says one. Throws with what is wrong. */
-function readShard(f: string): { results: JsonEntry[]; status?: number; errors?: unknown; notChecked?: number } {
+function readShard(f: string): { results: JsonEntry[]; status?: number; errors?: unknown; notChecked?: number; shard?: { k: number; n: number } } {
   const text = readInputFile(f, { maxBytes: LIMITS.jsonBytes });
   const depth = jsonDepth(text);
   if (depth > MAX_JSON_DEPTH) throw new Error(`nested ${depth} levels deep, more than the ${MAX_JSON_DEPTH} of any "litmus check --json" output: not one`);
@@ -466,13 +469,31 @@ function readShard(f: string): { results: JsonEntry[]; status?: number; errors?:
   });
   const status = typeof obj?.status === 'number' ? obj.status : undefined;
   const notChecked = obj?.interrupted === true ? (Array.isArray(obj.notChecked) ? obj.notChecked.length : 0) : undefined;
-  return { results: results as JsonEntry[], status, errors: obj?.errors, notChecked };
+  const tag = typeof obj?.shard === 'string' ? /^(\d{1,9})\/(\d{1,9})$/.exec(obj.shard) : null;
+  const shard = tag && Number(tag[1]) >= 1 && Number(tag[1]) <= Number(tag[2]) ? { k: Number(tag[1]), n: Number(tag[2]) } : undefined;
+  return { results: results as JsonEntry[], status, errors: obj?.errors, notChecked, shard };
 }
 
 export function runMerge(files: string[]): number {
   const all: JsonEntry[] = [];
   let worst = 0;
+  /** A failure of the merge itself (a shard missing, one given twice): said, and an error entry under the file's name. */
+  const failed = (file: string, message: string) => {
+    say(`${file}: ${message}`);
+    all.push({ file, status: 'error', errors: [{ file, message }] });
+  };
+  /** Where each input's result came from, and the shards given (--shard K/N of the runs that wrote them). */
+  const resultFrom = new Map<string, string>();
+  const shards = new Map<string, string>();
+  const read = new Map<string, string>();
   for (const f of files) {
+    const real = realpathOrSelf(f);
+    const again = read.get(real);
+    if (again !== undefined) {
+      failed(f, `named twice (as ${again} too): its results are merged once`);
+      continue;
+    }
+    read.set(real, f);
     let shard: ReturnType<typeof readShard>;
     try {
       shard = readShard(f);
@@ -482,6 +503,22 @@ export function runMerge(files: string[]): number {
     }
     all.push(...shard.results);
     if (shard.status !== undefined && shard.status > worst) worst = Math.min(shard.status, 2);
+    // One run's shards share its inputs out: an input in two files is one shard merged twice, or runs that overlap.
+    const twice = shard.results.filter((r) => {
+      const other = resultFrom.get(r.file);
+      if (other === undefined) resultFrom.set(r.file, f);
+      return other !== undefined && other !== f;
+    });
+    if (twice.length) {
+      const first = twice[0].file;
+      failed(f, `${twice.length === 1 ? `${first} has its result` : `${twice.length} inputs (${first}, ...) have their results`} here and in ${resultFrom.get(first)}: the same shard twice, or runs that overlap`);
+    }
+    if (shard.shard) {
+      const tag = `${shard.shard.k}/${shard.shard.n}`;
+      const other = shards.get(tag);
+      if (other !== undefined) failed(f, `shard ${tag} again (also ${other})`);
+      else shards.set(tag, f);
+    }
     // A run stopped by a signal: what it did is merged, and the merge fails (its inputs were not all checked).
     if (shard.notChecked !== undefined) {
       const message = `the run that wrote it was interrupted: ${shard.notChecked} of its inputs not checked`;
@@ -496,6 +533,14 @@ export function runMerge(files: string[]): number {
       say(`${f}: ${message}`);
       all.push({ file: f, status: 'error', errors: errors.length ? errors : [{ file: f, message }] });
     }
+  }
+  // Shards of one run: every K of N given (a CI job that uploaded nothing must not pass as a smaller run).
+  const counts = new Set([...shards.keys()].map((t) => Number(t.split('/')[1])));
+  if (counts.size > 1) failed(files[0], `shards of runs split differently (${[...shards.keys()].sort().join(', ')})`);
+  else if (counts.size === 1) {
+    const n = [...counts][0];
+    const missing = Array.from({ length: n }, (_, i) => `${i + 1}/${n}`).filter((t) => !shards.has(t));
+    if (missing.length) failed(files[0], `shard${missing.length === 1 ? '' : 's'} ${missing.length > 8 ? `${missing.slice(0, 8).join(', ')}, ...` : missing.join(', ')} of ${n} not given: the merge would miss ${missing.length === 1 ? 'its' : 'their'} results`);
   }
   all.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   const mism = all.filter((r) => r.status === 'mismatch' || ('matches' in r && r.matches === false)).length;
@@ -532,4 +577,13 @@ async function checkFiles(files: string[], opts: RunOptions, jobs: number | unde
     reports[i] = await checkHere(f, opts);
   }
   return reports;
+}
+
+/** A file's real path, to know one named twice; its own name when it has none (merge then says why it cannot read it). */
+function realpathOrSelf(f: string): string {
+  try {
+    return realpathSync(f);
+  } catch {
+    return resolve(f);
+  }
 }

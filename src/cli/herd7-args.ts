@@ -8,7 +8,7 @@
 
 import { basename, resolve } from 'node:path';
 import { builtinModel, filesSpec, withMacros } from '../../models/index.js';
-import { findIn, readConf, type ConfSettings } from '../../models/cat/files.js';
+import { findIn, herdUnroll, readConf, type ConfSettings } from '../../models/cat/files.js';
 import type { CatPos } from '../../models/cat/ast.js';
 import { ModelError } from '../../models/cat/lexer.js';
 import { OPTION_RULES, ruleText, wholeNumberIn } from '../limits.js';
@@ -197,8 +197,12 @@ function applyOption(opts: HerdOptions, key: string, value: string, where: strin
       for (const c of value.split(',').map((x) => x.trim()).filter(Boolean)) opts.modelFiles.skipChecks.push(c);
       return;
     case 'unroll': {
-      const n = wholeNumberIn(value, OPTION_RULES.unroll);
-      if (n === undefined) throw new HerdUsageError(`-unroll takes ${ruleText(OPTION_RULES.unroll)}, not "${value}"`);
+      // herd7 takes any integer (a negative bound cuts every loop at once, as 0 does).
+      const n = herdUnroll(value);
+      if (n === undefined) {
+        throw new HerdUsageError(where === 'command line' ? `wrong argument '${value}'; option '-unroll' expects an integer.` : `unroll ${value}: integer parameter expected (herd7 stops there)`);
+      }
+      if (n > OPTION_RULES.unroll.max) throw new HerdUsageError(`-unroll takes ${ruleText(OPTION_RULES.unroll)}, not "${value}"`);
       opts.unroll = n;
       return;
     }

@@ -72,9 +72,9 @@ addLimitOptions(addModelOptions(program
   .option('--speedcheck', "decide each .litmus test's verdict without counting every execution (herd7's -speedcheck): counts, states and flags then cover only the executions built")
   .option('--unroll-waits', 'read waiting loops as herd7 does (unrolled to --unroll, cut paths not counted) instead of exactly; no liveness verdict')
   .option('--fail-on-bad-outcome', 'exit 1 when a suite\'s version under review can reach its bad outcome (for CI)')
-  .action(async (inputs: string[], o) => {
+  .action(async (inputs: string[], o, cmd: Command) => {
     const { applyModelFlags } = await import('./model-options.js');
-    if (!applyModelFlags(o, modelErrorOf('check', o.json))) return void (process.exitCode = 2);
+    if (!applyModelFlags(o, modelErrorOf('check', o.json), cmd.getOptionValueSource('unroll') === 'cli')) return void (process.exitCode = 2);
     const { runCheck } = await import('./commands.js');
     process.exitCode = await runCheck(inputs, o);
   });
@@ -97,9 +97,9 @@ addLimitOptions(addModelOptions(program
   .option('--host <host>', 'address to listen on', '127.0.0.1')
   .option('--allow-host <name>', 'also answer requests addressed to this host name or address (repeatable; the loopback names and the address listened on always are)', (v: string, all: string[] = []) => [...all, v])
   .option('--port <n>', 'port (0: any free one)', intArg('--port', PORT), 7411)))
-  .action(async (target: string, o) => {
+  .action(async (target: string, o, cmd: Command) => {
     const { applyModelFlags } = await import('./model-options.js');
-    if (!applyModelFlags(o)) return void (process.exitCode = 2);
+    if (!applyModelFlags(o, undefined, cmd.getOptionValueSource('unroll') === 'cli')) return void (process.exitCode = 2);
     const { runServe } = await import('../serve/command.js');
     process.exitCode = await runServe(target, o);
   });
@@ -110,9 +110,9 @@ addLimitOptions(addModelOptions(program
   .argument('<inputs...>', 'files, folders (a suite: the tests of one version) or bundled test names'))
   .option('--suite-version <v>', "in a suite folder, the version to audit (default: suite.json's underReview)")
   .option('--json', 'print results as JSON'))
-  .action(async (inputs: string[], o) => {
+  .action(async (inputs: string[], o, cmd: Command) => {
     const { applyModelFlags } = await import('./model-options.js');
-    if (!applyModelFlags(o, modelErrorOf('audit', o.json))) return void (process.exitCode = 2);
+    if (!applyModelFlags(o, modelErrorOf('audit', o.json), cmd.getOptionValueSource('unroll') === 'cli')) return void (process.exitCode = 2);
     const { runAudit } = await import('./audit.js');
     process.exitCode = await runAudit(inputs, o);
   });
@@ -171,9 +171,9 @@ historyOptions(history.command('record'))
   .option('--out <file>', 'the history file to write (one file: per test, its .litmus.out text)')
   .option('--destdir <dir>', "also write the scripts' .litmus.out files under <dir> (DIR/PATH.litmus.out; '.' puts each beside its test)")
   .option('--shard <k/n>', 'record only the k-th of n shares of the tests (dealt by --costs, so that the shares take about the same time; else every n-th); litmus history merge puts the shards together')
-  .action(async (dirs: string[], o) => {
+  .action(async (dirs: string[], o, cmd: Command) => {
     const { applyModelFlags } = await import('./model-options.js');
-    if (!applyModelFlags(o)) return void (process.exitCode = 2);
+    if (!applyModelFlags(o, undefined, cmd.getOptionValueSource('unroll') === 'cli')) return void (process.exitCode = 2);
     const { runHistoryRecord } = await import('./history.js');
     process.exitCode = await runHistoryRecord(dirs, o);
   });
@@ -186,9 +186,9 @@ historyOptions(history.command('compare'))
   .option('--json', 'print {categories, changed: [{file, before, after}], notInHistory, notRun}')
   .option('--out <file>', 'also save this run as a history file')
   .option('--destdir <dir>', "also write this run's .litmus.out.new files under <dir>, as checklitmushist.sh does")
-  .action(async (hist: string, dirs: string[], o) => {
+  .action(async (hist: string, dirs: string[], o, cmd: Command) => {
     const { applyModelFlags } = await import('./model-options.js');
-    if (!applyModelFlags(o, modelErrorOf('history compare', o.json))) return void (process.exitCode = 2);
+    if (!applyModelFlags(o, modelErrorOf('history compare', o.json), cmd.getOptionValueSource('unroll') === 'cli')) return void (process.exitCode = 2);
     if (o.beforeModel !== undefined) {
       const before = { model: o.beforeModel };
       if (!applyModelFlags(before, modelErrorOf('history compare', o.json))) return void (process.exitCode = 2);

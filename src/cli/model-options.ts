@@ -9,7 +9,8 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { builtinModel, filesSpec, getModel, unknownModelMessage, withMacros, withoutShortcutsSpec } from '../../models/index.js';
-import { besideFirst, filesOfConf, findIn, readConf } from '../../models/cat/files.js';
+import { besideFirst, filesOfConf, findIn, readConf, unrollOfConf } from '../../models/cat/files.js';
+import { OPTION_RULES, ruleText } from '../limits.js';
 import { checkConfLines } from './herd7-args.js';
 import { ModelError } from '../../models/cat/lexer.js';
 
@@ -30,6 +31,15 @@ export function modelSpecFromFlags(o: ModelFlags): string {
   const spec = o.shortcuts === false ? withoutShortcutsSpec(named) : named;
   getModel(spec); // compiles, or throws ModelError
   return spec;
+}
+
+/** The .cfg the model options name (--conf, --model FILE.cfg or a folder's), if any. */
+function confOf(o: ModelFlags): string | undefined {
+  if (o.conf !== undefined) return o.conf;
+  const name = o.model;
+  if (name === undefined || (builtinModel(name) && !existsSync(name)) || !existsSync(name)) return undefined;
+  if (statSync(name).isDirectory()) return confOfFolder(name);
+  return name.endsWith('.cfg') ? name : undefined;
 }
 
 function specOf(o: ModelFlags): string {
@@ -79,9 +89,20 @@ function findOrFail(name: string, dirs: string[], what: string): string {
  * `onError`, the line and the error as data go to it instead (a --json run
  * prints its document too).
  */
-export function applyModelFlags<T extends ModelFlags>(o: T, onError: (text: string, errors: JsonError[]) => void = (text) => say(text)): o is T & { model: string } {
+export function applyModelFlags<T extends ModelFlags & { unroll?: number }>(
+  o: T,
+  onError: (text: string, errors: JsonError[]) => void = (text) => say(text),
+  unrollGiven = true,
+): o is T & { model: string } {
   try {
-    o.model = modelSpecFromFlags(o);
+    // A .cfg's unroll line bounds the loops, as herd7 -conf reads it, unless --unroll says otherwise.
+    const conf = unrollGiven ? undefined : confOf(o);
+    o.model = modelSpecFromFlags(o); // its .cfg's lines checked as herd7 checks them
+    const unroll = conf === undefined ? undefined : unrollOfConf(readConf(resolve(conf)));
+    if (unroll !== undefined) {
+      if (unroll > OPTION_RULES.unroll.max) throw new ModelOptionError(`${conf}: unroll ${unroll} is past litmus's bound (--unroll takes ${ruleText(OPTION_RULES.unroll)})`);
+      o.unroll = unroll;
+    }
     // The .def (and --no-shortcuts) are now part of the model spec, which every layer and worker reads.
     delete o.macros;
     delete o.shortcuts;

@@ -111,6 +111,12 @@ export interface Effect {
    */
   computesWithRead: boolean;
   computesWith: readonly number[];
+  /**
+   * The argument a successful RMW's value read equals (a cmpxchg's old):
+   * herd's equation of the success, which fixes the read's value whatever
+   * it reads from (a load-buffering cycle through it is solved there).
+   */
+  equatesReadWith?: number;
   /** How its address argument is written: `READ_ONCE(*x)` (lvalue) or `smp_load_acquire(x)` (pointer). */
   addr: AddrStyle;
   /** Its arguments' names, in order, as `litmus primitives` writes a call. */
@@ -173,7 +179,7 @@ function computeEffect(p: Primitive): Effect {
       return access(p.annot, {
         reads: true, writes: true, rmw: true, mayFail: true,
         write: (old, a) => (old === a[1] ? a[2] : undefined),
-        valueArgs: [1, 2], dataArgs: [2], computesWithRead: true, computesWith: [1],
+        valueArgs: [1, 2], dataArgs: [2], computesWithRead: true, computesWith: [1], equatesReadWith: 1,
         params: ['x', 'old', 'v'], computes: 'writes v to x if it holds old, returns the value found, atomically',
       });
     case 'atomic': {

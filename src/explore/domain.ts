@@ -302,6 +302,8 @@ export interface ValueAnalysis {
    * again; until then, what is read or written there is not in the sets.
    */
   reachesUnnamed: boolean;
+  /** Whether a write (or SRCU access) may be at address 0 (herd7 refuses such a candidate, see execute.ts). */
+  mayWriteZero: boolean;
 }
 
 /** Every thread run over sets of values, round after round, until nothing new is written. */
@@ -368,6 +370,7 @@ export function analyseValues(prog: Program, deadline = Deadline.none): ValueAna
   const writeInstrs = prog.threads.reduce((a, th) => a + th.code.filter((i) => i.op === 'prim' && effectOf(i.prim).writes).length, 0);
   const maxWrites = writeInstrs * (hasLoop ? prog.unroll + 1 : 1);
   let reachesUnnamed = false;
+  let mayWriteZero = false;
   const locsOf = (s: Set<number>): number[] => {
     const out: number[] = [];
     for (const v of s) {
@@ -465,9 +468,13 @@ export function analyseValues(prog: Program, deadline = Deadline.none): ValueAna
           }
           case 'prim': {
             const e = effectOf(ins.prim);
-            const locs = locsOf(absEval(ins.addr, regs));
+            const at = absEval(ins.addr, regs);
+            if (!e.reads && at.has(0) && (e.object === 'memory' || (e.object === 'srcu' && e.shape !== 'fence'))) mayWriteZero = true;
+            const locs = locsOf(at);
             const olds = new Set<number>(e.reads ? [] : [0]);
             if (e.reads) for (const l of locs) readable(th.index, l, pc, olds);
+            // A successful cmpxchg's equation may fix its read to its old, whatever it reads from (guesses.ts).
+            if (e.equatesReadWith !== undefined) for (const v of absEval(ins.args[e.equatesReadWith], regs)) olds.add(v);
             const result = new Set<number>();
             forEachArgs(e.valueArgs, ins.args.length, (i) => absEval(ins.args[i], regs), (args) => {
               for (const old of olds) {
@@ -503,7 +510,7 @@ export function analyseValues(prog: Program, deadline = Deadline.none): ValueAna
     }
     return out;
   });
-  return { mayWrite, addresses, finalRegs, bounded, reachesUnnamed };
+  return { mayWrite, addresses, finalRegs, bounded, reachesUnnamed, mayWriteZero };
 }
 
 /**

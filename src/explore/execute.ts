@@ -5,7 +5,7 @@
 import type { Event } from '../events/event.js';
 import { effectOf, type Effect } from '../events/primitives.js';
 import { fail } from '../parse/errors.js';
-import { accessedLocation, evalPure, isAddress, isSymbolic, UnnamedAddress, type PrimInstr } from '../program/program.js';
+import { accessedLocation, evalPure, isAddress, isSymbolic, UnnamedAddress, type PrimInstr, type Program } from '../program/program.js';
 import { lock, lockRead, unlock } from './locks.js';
 import { read } from './reads.js';
 import { depsOf, dropSymbolic, resume, unionOfDeps, usesSymbol } from './schedule.js';
@@ -101,7 +101,12 @@ export function execPrim(s: ExploreState, t: number, ts: ThreadState, ins: PrimI
  * answered. Refused when a path reaches it, as herd7 checks the executions it builds.
  */
 function refuseZeroAccess(s: ExploreState, t: number, ins: PrimInstr): never {
-  const name = ins.addr.k === 'reg' ? s.prog.threads[t].regs[ins.addr.r] : undefined;
+  zeroAccessRefused(s.prog, t, ins);
+}
+
+/** herd7's refusal of a memory access at address 0 (see refuseZeroAccess). */
+export function zeroAccessRefused(prog: Program, t: number, ins: PrimInstr): never {
+  const name = ins.addr.k === 'reg' ? prog.threads[t].regs[ins.addr.r] : undefined;
   const who = name !== undefined ? `"${name}" is not a parameter of P${t}: herd7 takes it for a register holding 0 and ` : 'herd7 ';
   fail(
     `${who}refuses this ${ins.name} at address 0 ("Non-symbolic memory access found on '[0]'")` +

@@ -26,7 +26,11 @@
 
 import type { Execution } from '../model/execution.js';
 import type { Model } from '../model/model.js';
-import { addLocationAt, UnnamedAddress, type Program } from '../program/program.js';
+import { addLocationAt, evalPure, isAddress, locationOf, pureRegs, unnamedAddressName, UnnamedAddress, type Program, type PureExpr } from '../program/program.js';
+import { effectOf } from '../events/primitives.js';
+import { fail } from '../parse/errors.js';
+import { zeroAccessRefused } from './execute.js';
+import { analyseValues } from './domain.js';
 import { result } from './outcomes.js';
 import { advance, initThread } from './schedule.js';
 import { newEvent, newState } from './state.js';
@@ -105,6 +109,15 @@ export interface ExploreResult {
  * program (herd7's reading, addLocationAt), and the search starts again.
  */
 export function explore(prog: Program, model: Model, opts: ExploreOptions = {}): ExploreResult {
+  refuseUnwritableUnnamedReads(prog);
+  if (opts.speedcheck !== undefined && opts.speedcheck !== 'reachable') {
+    refuseZeroWrites(prog);
+    // A write at an address a read computes may be at 0 in a candidate the early stop never builds, which herd7
+    // refuses: the whole search first (rare: only where the value analysis finds such a write), for its refusals.
+    if (writesAtComputedAddress(prog) && analyseValues(prog).mayWriteZero) {
+      explore(prog, model, { ...opts, speedcheck: undefined, keepWitnesses: false, stopAfterPositive: undefined, onForbidden: undefined });
+    }
+  }
   for (;;) {
     try {
       return exploreOnce(prog, model, opts);
@@ -113,6 +126,71 @@ export function explore(prog: Program, model: Model, opts: ExploreOptions = {}):
       addLocationAt(prog, e.address, e.pos);
     }
   }
+}
+
+/**
+ * herd7 refuses a test with a read, at an address no variable declares,
+ * that no write of the test may give a value ("mixed-size test rejected"),
+ * before looking at any execution: a read whose address the code fixes,
+ * with no write anywhere at that address and none at an address the code
+ * computes, is refused here, whatever a search that stops early (a
+ * condition decided before the read is reached) builds. One with writes
+ * that no execution reaching it has is refused where the search meets it
+ * (guesses.ts noInitReadUnmatched).
+ */
+function refuseUnwritableUnnamedReads(prog: Program): void {
+  const fixedAddress = (th: Program['threads'][number], e: PureExpr): number | undefined =>
+    pureRegs(e).every((r) => th.paramRegs.includes(r)) ? evalPure(e, th.initRegs) : undefined;
+  const writes: (number | undefined)[] = [];
+  for (const th of prog.threads) {
+    for (const ins of th.code) if (ins.op === 'prim' && effectOf(ins.prim).object === 'memory' && effectOf(ins.prim).writes) writes.push(fixedAddress(th, ins.addr));
+  }
+  if (writes.includes(undefined)) return;
+  for (const th of prog.threads) {
+    for (const ins of th.code) {
+      if (ins.op !== 'prim' || effectOf(ins.prim).object !== 'memory' || !effectOf(ins.prim).reads) continue;
+      const v = fixedAddress(th, ins.addr);
+      if (v === undefined || v === 0 || !isAddress(v) || locationOf(prog, v) >= 0 || writes.includes(v)) continue;
+      const name = unnamedAddressName(prog, v);
+      if (name === undefined) continue;
+      fail(`this reads ${name}, an address no variable declares, and no write of the test can give it a value: herd7 refuses the test ("mixed-size test rejected (symbol [${name}])")`, ins.pos);
+    }
+  }
+}
+
+/**
+ * A search that stops early (-speedcheck) may decide the condition before
+ * it reaches a write at address 0 (through a name the process does not
+ * declare), which herd7 refuses on every candidate it solves, condition or
+ * not ("Non-symbolic memory access found on '[0]'"): such a write, at an
+ * address no register the thread assigns can change, is refused before
+ * searching. (An exhaustive search refuses it where it gets there: execute.ts.)
+ */
+function refuseZeroWrites(prog: Program): void {
+  prog.threads.forEach((th, t) => {
+    const assigned = new Set<number>();
+    for (const ins of th.code) if ((ins.op === 'set' || ins.op === 'prim') && ins.dst >= 0) assigned.add(ins.dst);
+    for (const ins of th.code) {
+      if (ins.op !== 'prim') continue;
+      const e = effectOf(ins.prim);
+      if (e.reads || !(e.object === 'memory' || (e.object === 'srcu' && e.shape !== 'fence'))) continue;
+      if (pureRegs(ins.addr).some((r) => assigned.has(r)) || evalPure(ins.addr, th.initRegs) !== 0) continue;
+      zeroAccessRefused(prog, t, ins);
+    }
+  });
+}
+
+/** Whether some write's (or SRCU access's) address depends on a register the thread assigns. */
+function writesAtComputedAddress(prog: Program): boolean {
+  return prog.threads.some((th) => {
+    const assigned = new Set<number>();
+    for (const ins of th.code) if ((ins.op === 'set' || ins.op === 'prim') && ins.dst >= 0) assigned.add(ins.dst);
+    return th.code.some((ins) => {
+      if (ins.op !== 'prim') return false;
+      const e = effectOf(ins.prim);
+      return !e.reads && (e.object === 'memory' || (e.object === 'srcu' && e.shape !== 'fence')) && pureRegs(ins.addr).some((r) => assigned.has(r));
+    });
+  });
 }
 
 function exploreOnce(prog: Program, model: Model, given: ExploreOptions): ExploreResult {

@@ -9,7 +9,7 @@
 
 import type { Event, LockKind } from '../events/event.js';
 import type { WaitingRead } from '../model/model.js';
-import { addressOf, isSymbolic, pureRegs, SYM_BASE, zeroReadMessage, type PrimInstr, type Thread } from '../program/program.js';
+import { addressOf, evalPure, isSymbolic, pureRegs, SYM_BASE, zeroReadMessage, type PrimInstr, type Thread } from '../program/program.js';
 import { effectOf } from '../events/primitives.js';
 import { fail } from '../parse/errors.js';
 import { coherentRead } from './coherence.js';
@@ -175,7 +175,13 @@ export function matchPending(s: ExploreState, w: Event, from: number, k: () => v
   k();
 }
 
-/** Whether write w's value is computed from read r's (data dependencies, through rf). */
+/**
+ * Whether write w's value is computed from read r's (data dependencies,
+ * through rf). A read whose value an equation fixes to a constant (a
+ * successful cmpxchg's, equal to its old) passes nothing on: herd solves
+ * the cycle there (cmpxchg_relaxed(x, 0, 3) reading x from a copy of its
+ * own result).
+ */
 function valueDependsOn(s: ExploreState, w: Event, r: Event): boolean {
   const seen = new Set<Event>();
   const todo = [w];
@@ -187,9 +193,24 @@ function valueDependsOn(s: ExploreState, w: Event, r: Event): boolean {
       const d = s.events.find((e) => e.thread === x.thread && e.poIndex === i);
       if (!d || seen.has(d)) continue;
       seen.add(d);
+      if (fixedByEquation(s, d)) continue;
       if (d === r) return true;
       if (d.rf >= 0 && s.events[d.rf].thread >= 0) todo.push(s.events[d.rf]);
     }
   }
   return false;
+}
+
+/** Whether read d is a successful RMW's whose equation fixes its value to a constant (Effect.equatesReadWith). */
+function fixedByEquation(s: ExploreState, d: Event): boolean {
+  if (d.kind !== 'R' || !d.isRmw || d.pc < 0) return false;
+  const th = s.prog.threads[d.thread];
+  const ins = th.code[d.pc];
+  if (ins?.op !== 'prim') return false;
+  const at = effectOf(ins.prim).equatesReadWith;
+  if (at === undefined) return false;
+  // A constant: no register but the parameters, which always hold their address.
+  const expected = ins.args[at];
+  if (!pureRegs(expected).every((reg) => th.paramRegs.includes(reg))) return false;
+  return evalPure(expected, th.initRegs) === d.value;
 }

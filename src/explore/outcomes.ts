@@ -3,6 +3,8 @@
 // Negative); an inconsistent one is counted under the axiom it breaks.
 
 import { LimitError } from '../parse/errors.js';
+import { isSymbolic } from '../program/program.js';
+import { herdSymbolNames } from './symbols.js';
 import { buildExecution, type Execution } from '../model/execution.js';
 import { lasting, scratch } from '../relation/relation.js';
 import type { ExploreResult, Outcome } from './explorer.js';
@@ -31,7 +33,12 @@ function judge(s: ExploreState): void {
   const fs = { regs: s.finalRegs, mem: s.co.map((l) => s.events[l[l.length - 1]].value) };
   // An execution the filter rejects is not counted: the model need not judge it.
   if (prog.final.filter && !prog.final.filter(fs)) return;
-  const values = prog.observed.map((o) => (o.kind === 'reg' ? fs.regs[o.thread][o.reg] : fs.mem[o.loc]));
+  let values = prog.observed.map((o) => (o.kind === 'reg' ? fs.regs[o.thread][o.reg] : fs.mem[o.loc]));
+  // An out-of-thin-air value shown: named as herd7 names it in this execution (symbols.ts).
+  if (values.some(isSymbolic)) {
+    const names = herdSymbolNames(prog, s.events);
+    if (names) values = values.map((v) => names.get(v) ?? v);
+  }
   const pos = prog.final.holds(fs);
   const exec = s.structures.execution(prog, s.events, s.co);
   // Which axiom an execution breaks first matters only for the forbidden candidate kept.

@@ -38,7 +38,13 @@ export function herdFindings(test: LitmusTest, text?: string, table: PrimitiveTa
   };
   for (const d of test.structs ?? []) add(d.pos, 'herd7\'s C has no structs: litmus export writes one variable per field', true);
   const arrays = herdArrays(test);
+  const given = new Set<string>();
   for (const it of test.init) {
+    const key = `${it.thread ?? ''}:${it.name}`;
+    if (given.has(key)) {
+      add(it.pos, `${it.thread === null ? '' : `${it.thread}:`}${it.name} is in the initial state twice: herd7 stops on it, and on every test after it ("Fatal error: exception File \"lib/parsedConstant.ml\", line 23, characters 18-24: Assertion failed")`, false);
+    }
+    given.add(key);
     if (it.dims || it.values || /[[.]/.test(it.name)) {
       const why = arrays.refused.get(it);
       if (why) add(it.pos, why, true);
@@ -59,6 +65,7 @@ export function herdFindings(test: LitmusTest, text?: string, table: PrimitiveTa
       type(q.type, q.pos, `parameter "${q.name}"`);
     }
     const visitor = lintVisitor(add, name, type, table, helpers);
+    if (p.body.length === 0) add(p.pos, `herd7's C has no empty process body: it stops at the "}" of P${p.index} ("unexpected '}'")`, false);
     for (const s of p.body) walkStmt(s, visitor);
   }
   // A condition or `locations` naming an element or a field (`a[1]`, `v.f`): herd7 reads an element of an array of its initial state.
@@ -194,6 +201,8 @@ function lintVisitor(add: Add, name: Check, type: TypeCheck, table: PrimitiveTab
     stmt: (s: Stmt) => {
       if (s.kind === 'for' || s.kind === 'do') add(s.pos, `herd7's C has no "${s.kind}" loop: litmus export writes it as a while loop`, true);
       if (s.kind === 'break' || s.kind === 'continue') add(s.pos, `herd7's C has no "${s.kind}"`, false);
+      if (s.kind === 'empty') add(s.pos, 'herd7\'s C has no empty statement: it stops at this ";" ("unexpected \';\'")', false);
+      if (s.kind === 'block' && s.body.length === 0) add(s.pos, 'herd7\'s C has no empty block: it stops at its "}" ("unexpected \'}\'")', false);
       if (s.kind === 'decl') {
         name(s.name, s.pos);
         type(s.type, s.pos, `"${s.name}"`);

@@ -1,6 +1,7 @@
 import type { Event } from '../events/event.js';
 import type { PrimInstr, Program, Thread } from '../program/program.js';
 import type { Execution } from './execution.js';
+import type { Pos } from '../parse/ast.js';
 
 export interface Verdict {
   consistent: boolean;
@@ -67,6 +68,13 @@ export interface Model {
    */
   judgesCoherence?(p: Program): boolean;
   /**
+   * Why the model cannot judge this program at all, where it says so (a
+   * model read from files without the variant lkmmv2, for which herd7
+   * builds other events than litmus for the program's RMWs): the check
+   * is refused at that position.
+   */
+  refuses?(p: Program): { message: string; pos: Pos } | undefined;
+  /**
    * `prefix`: the execution is a part of a larger one, being built; the
    * model may check only its cheaper axioms (an answer of consistent is
    * then only a "maybe"). `anyAxiom`: an inconsistent execution's verdict
@@ -82,6 +90,12 @@ export interface Model {
    * violated axiom requires acyclic (or irreflexive), with its name.
    */
   explain?(x: Execution, axiom: string): Highlight | undefined;
+  /**
+   * What the flag `flag` (one of check's flags for x) finds on x: the pairs
+   * of its relation (an event twice for a set), each named by the model's
+   * definition that holds it and what that definition subtracts.
+   */
+  flagged?(x: Execution, flag: string): FlagFinding | undefined;
   /**
    * For explanations of an allowed outcome: how the model keeps the
    * program-order pair a -> b (distinct events of one thread) in order in
@@ -128,6 +142,19 @@ export interface Ordering {
    */
   cumulative: boolean;
   /** For a model read from files: where each definition named is defined (`acq-po linux-kernel.cat:27`). */
+  definedAt?: string[];
+}
+
+/** What a flag raised on an execution finds (Model.flagged). */
+export interface FlagFinding {
+  name: string;
+  /**
+   * Each pair the flag's relation holds: the definition that holds it
+   * (wr-race), and what that definition subtracts, which the pair is not in
+   * (wr-vis, rw-xbstar^-1: the model's reasons two accesses do not race).
+   */
+  pairs: { from: number; to: number; label: string; unless: string[] }[];
+  /** For a model read from files: where each definition named is defined. */
   definedAt?: string[];
 }
 

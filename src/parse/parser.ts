@@ -437,6 +437,14 @@ class Parser {
     return this.tok.kind === 'ident' && TYPE_WORDS.has(this.tok.text);
   }
 
+  /** Whether the token after this one starts an assignment to it (`=`, `+=`, `++`, ...): it is then a name. */
+  private assignsNext(): boolean {
+    const n = this.peek().text;
+    if (n === '=') return true;
+    const m = this.peek(2).text;
+    return (['+', '-', '|', '&', '^'].includes(n) && m === '=') || ((n === '+' || n === '-') && m === n);
+  }
+
   private parseStmt(): Stmt[] {
     this.enter(this.tok.pos);
     const out = this.parseStmtHere();
@@ -465,7 +473,8 @@ class Parser {
       const body = this.single(this.parseStmt());
       return [{ kind: 'while', cond, body, pos }];
     }
-    if (this.accept('for')) {
+    // herd7's C has none of for, do, break, continue, return: there they name registers (`continue = 1;`, `if (continue)`).
+    if (this.is('for') && this.peek().text === '(' && this.accept('for')) {
       this.expect('(', '"(" after "for"');
       const init = this.is(';') ? undefined : this.single(this.simpleStmt());
       this.expect(';', '";" after the loop\'s initialisation');
@@ -476,7 +485,7 @@ class Parser {
       const body = this.single(this.parseStmt());
       return [{ kind: 'for', init, cond, step, body, pos }];
     }
-    if (this.accept('do')) {
+    if (this.is('do') && !this.assignsNext() && this.accept('do')) {
       const body = this.single(this.parseStmt());
       this.expect('while', '"while" after the body of "do"');
       this.expect('(', '"(" after "while"');
@@ -485,12 +494,12 @@ class Parser {
       this.expect(';', '";" after "do ... while (...)"');
       return [{ kind: 'do', body, cond, pos }];
     }
-    if (this.accept('break') || this.accept('continue')) {
+    if ((this.is('break') || this.is('continue')) && this.peek().text === ';' && this.next()) {
       const kind = this.toks[this.i - 1].text as 'break' | 'continue';
       this.expect(';', `";" after "${kind}"`);
       return [{ kind, pos }];
     }
-    if (this.accept('return')) {
+    if (this.is('return') && !this.assignsNext() && this.accept('return')) {
       const value = this.is(';') ? undefined : this.parseExpr();
       this.expect(';', '";" after "return"');
       return [{ kind: 'return', value, pos }];

@@ -50,19 +50,25 @@ export const MAX_UNNAMED_ADDRESSES = 64;
  * whole test ("mixed-size test rejected (symbol [y+1])").
  */
 export function addLocationAt(prog: Program, v: number, pos: Pos): number {
-  const block = Math.round((v - LOC_BASE) / VAR_STRIDE);
-  const owner = prog.locations.findIndex((_, l) => Math.round((prog.addresses[l] - LOC_BASE) / VAR_STRIDE) === block && prog.unnamedFrom > l);
-  if (owner < 0 || prog.locations.length - prog.unnamedFrom >= MAX_UNNAMED_ADDRESSES) {
-    fail(`this access reaches an address that is no location (${owner < 0 ? 'no variable near it' : `more than ${MAX_UNNAMED_ADDRESSES} such addresses`})`, pos);
+  const name = unnamedAddressName(prog, v);
+  if (name === undefined || prog.locations.length - prog.unnamedFrom >= MAX_UNNAMED_ADDRESSES) {
+    fail(`this access reaches an address that is no location (${name === undefined ? 'no variable near it' : `more than ${MAX_UNNAMED_ADDRESSES} such addresses`})`, pos);
   }
-  const base = LOC_BASE + block * VAR_STRIDE;
   const l = prog.locations.length;
-  prog.locations.push(`${prog.locations[owner].replace(/\[.*$|\..*$/, '')}+${v - base}`);
+  prog.locations.push(name);
   prog.addresses.push(v);
   prog.locationAt.set(v, l);
   prog.initValues.push(0);
   return l;
 }
+/** herd7's name of address v, an offset from a variable that is no location of it (`y+1`, `a+5`), or undefined when no variable is near. */
+export function unnamedAddressName(prog: Program, v: number): string | undefined {
+  const block = Math.round((v - LOC_BASE) / VAR_STRIDE);
+  const owner = prog.locations.findIndex((_, l) => Math.round((prog.addresses[l] - LOC_BASE) / VAR_STRIDE) === block && prog.unnamedFrom > l);
+  if (owner < 0) return undefined;
+  return `${prog.locations[owner].replace(/\[.*$|\..*$/, '')}+${v - (LOC_BASE + block * VAR_STRIDE)}`;
+}
+
 /**
  * The location an access at value v acts on: v's location, or for v = 0 the
  * location herd7 makes of address 0 when a process writes or locks through
@@ -865,6 +871,11 @@ class ThreadBuilder {
       case 'binary': {
         const a = this.expr(e.left);
         const b = this.expr(e.right);
+        // herd7 takes `v + 0` and `v | 0` for v itself (lib/symbValue.ml): a copy, not a computation, also of an unsolved value.
+        if (e.op === '+' || e.op === '|') {
+          if (a.k === 'const' && a.v === 0) return b;
+          if (b.k === 'const' && b.v === 0) return a;
+        }
         return { k: 'bin', op: e.op, a, b, pos: e.pos };
       }
       case 'cast':

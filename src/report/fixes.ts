@@ -16,7 +16,9 @@
 // by its calls, and a change inside a helper is also offered as written
 // there: made at each of its calls, one change.
 //
-// Cost order (per change, summed over a set): acquire or release variant 1;
+// Cost order (per change, summed over a set): marking a location's plain
+// accesses (READ_ONCE()/WRITE_ONCE(), offered where the model flags a data
+// race), or an acquire or release variant 1;
 // smp_rmb() or smp_wmb() 2; fully ordered RMW 3; a full barrier 4 (smp_mb(),
 // or the smp_mb__*() form or smp_store_mb() that stands for it there;
 // smp_mb__after_unlock_lock() straight after a lock an unlock can precede,
@@ -41,7 +43,7 @@ import type { Model } from '../model/model.js';
 import type { Inlined, Pos } from '../parse/ast.js';
 import { LimitError } from '../parse/errors.js';
 import { applyEdits, type Edit } from '../program/edit.js';
-import type { Instr, PrimInstr, Program } from '../program/program.js';
+import { locationOf, type Instr, type PrimInstr, type Program } from '../program/program.js';
 
 export interface Limits {
   maxExecutions?: number;
@@ -65,12 +67,14 @@ export interface Change {
   also?: number[];
   /** For a change inside a helper's code: the change as written in the helper, the same at each of its calls. */
   source?: { key: string; text: string };
+  /** It marks plain accesses (READ_ONCE()/WRITE_ONCE()): those of this location (its name; '' when the code does not name one). */
+  marks?: string;
 }
 
 /** Whether a change changes that CPU's code. */
 export const changesCpu = (c: Change, cpu: number): boolean => c.thread === cpu || (c.also?.includes(cpu) ?? false);
 
-export const COST = { acquireRelease: 1, rmbWmb: 2, fullRmw: 3, mb: 4 } as const;
+export const COST = { mark: 1, acquireRelease: 1, rmbWmb: 2, fullRmw: 3, mb: 4 } as const;
 
 /** How a report names the places of a thread's code. */
 export interface Namer {
@@ -326,9 +330,13 @@ function afterUnlockLockAt(prog: Program, p: Place): string | undefined {
   return own || other ? name : undefined;
 }
 
-/** Every change the search may make to the program: the candidate space. */
-export function candidateChanges(prog: Program, namer: Namer = lineNamer): Change[] {
-  const out: Change[] = [];
+/**
+ * Every change the search may make to the program: the candidate space.
+ * `mark`: plain accesses may be marked (where the model flagged a data
+ * race: see markings).
+ */
+export function candidateChanges(prog: Program, namer: Namer = lineNamer, opts: { mark?: boolean } = {}): Change[] {
+  const out: Change[] = opts.mark ? markings(prog, namer) : [];
   for (const th of prog.threads) {
     for (const p of placesOf(prog, th.index, namer)) {
       const fits = prog.primitives.fencesBetween(p.reads, p.writes);
@@ -350,6 +358,54 @@ export function candidateChanges(prog: Program, namer: Namer = lineNamer): Chang
     for (const g of groupsOf(th.code)) out.push(...strengthenings(prog, th.index, th.code, g, namer));
   }
   return [...out, ...inHelpers(prog, out, namer)];
+}
+
+/**
+ * Marking plain accesses: every plain access of one location (as far as the
+ * code names it: a variable, or a parameter that holds its address) becomes
+ * the table's ONCE form (READ_ONCE(), WRITE_ONCE()), one change per
+ * location, so that two CPUs' racing accesses are marked together. A marked
+ * access is one the model's ordering rules may then count (the LKMM leaves
+ * plain accesses out of its happens-before); whether that forbids the
+ * outcome is checked like every change.
+ */
+function markings(prog: Program, namer: Namer): Change[] {
+  const T = prog.primitives;
+  const once = (kind: 'load' | 'store') => T.names()
+    .filter((n) => {
+      const info = T.lookup(n);
+      return info && 'prim' in info && !info.args && info.prim.kind === kind && info.prim.annot === 'ONCE' && !('thenFence' in info.prim && info.prim.thenFence);
+    })
+    .sort((a, b) => Number(/^(atomic|rcu)_/.test(a)) - Number(/^(atomic|rcu)_/.test(b)) || a.length - b.length || (a < b ? -1 : 1))[0];
+  const byLoc = new Map<string, { loc: string; accesses: { thread: number; pc: number; ins: PrimInstr; to: string }[] }>();
+  for (const th of prog.threads) {
+    th.code.forEach((ins, pc) => {
+      if (ins.op !== 'prim' || (ins.prim.kind !== 'load' && ins.prim.kind !== 'store') || ins.prim.annot !== 'PLAIN') return;
+      const to = once(ins.prim.kind);
+      if (!to) return;
+      const address = ins.addr.k === 'const' ? ins.addr.v : ins.addr.k === 'reg' && th.paramRegs.includes(ins.addr.r) ? th.initRegs[ins.addr.r] : undefined;
+      const l = address === undefined ? -1 : locationOf(prog, address);
+      const key = l >= 0 ? `loc:${l}` : `access:${th.index}:${pc}`;
+      let g = byLoc.get(key);
+      if (!g) byLoc.set(key, (g = { loc: l >= 0 ? prog.locations[l] : '', accesses: [] }));
+      g.accesses.push({ thread: th.index, pc, ins, to });
+    });
+  }
+  return [...byLoc.values()].map(({ loc, accesses }) => {
+    const at = ({ thread, pc, ins, to }: (typeof accesses)[number]) =>
+      `plain ${ins.prim.kind} → ${to} at ${namer.step(thread, pc) ?? `P${thread}`} (${namer.where(ins.pos)}${within(callsOf(ins.pos), namer)})`;
+    const threads = [...new Set(accesses.map((a) => a.thread))];
+    return {
+      edits: accesses.map((a): Edit => ({ op: 'replace', thread: a.thread, pc: a.pc, name: a.to })),
+      text: `${loc ? `mark ${loc}: ` : 'mark '}${accesses.map(at).join(', ')}`,
+      cost: COST.mark,
+      sites: accesses.map((a) => `access:${a.thread}:${a.pc}`),
+      thread: threads[0],
+      also: threads.length > 1 ? threads.slice(1) : undefined,
+      strongest: true,
+      marks: loc,
+    };
+  });
 }
 
 const fenceSource = (p: Place, fence: string): Change['source'] =>

@@ -11,7 +11,8 @@ import { forbiddenCandidate, type ExploreLimits } from '../explore/forbidden.js'
 import type { Execution } from '../model/execution.js';
 import { explore, type Outcome } from '../explore/explorer.js';
 import { LimitError } from '../parse/errors.js';
-import type { Model, Ordering } from '../model/model.js';
+import type { FlagFinding, Model, Ordering } from '../model/model.js';
+import { applyEdits } from '../program/edit.js';
 import { observedName, type Program } from '../program/program.js';
 import { sc } from '../../models/sc.js';
 import { candidateChanges, changesCpu, findFixes, MAX_CHANGES, satisfiable, type FixSearch, type Limits, type Namer } from './fixes.js';
@@ -99,7 +100,7 @@ function traceText(r: CheckResult, model: Model, opts: TraceOptions, found: (f: 
     step: (t, pc) => (first ? firstStepAt(first, t, pc) : undefined),
     where: (pos) => opts.where?.(pos) ?? `line ${pos.line}`,
   };
-  const fixes = tryFixes ? searchFixes(prog, model, namer, opts.limits ?? {}, underSc) : undefined;
+  const fixes = tryFixes ? searchFixes(prog, model, namer, opts.limits ?? {}, underSc, r.exploration.flags) : undefined;
   for (const o of shown) {
     if (!o.witness) continue;
     const how = o.positive ? ` (${reachedWords(r.quantifier)})` : r.quantifier === 'forall' ? ` (fails the proposition, so "${r.condition}" fails)` : '';
@@ -210,6 +211,10 @@ function analyse(prog: Program, model: Model, x: Execution, fixes?: FixSearch): 
     ];
   }
   const nodes = cycleNodes(x, cycle, steps);
+  const flagged = flagFindings(model, x);
+  const racing = new Set(flagged.flatMap((f) => f.pairs.flatMap((p) => [p.from, p.to])));
+  // A plain access the model flags: said where a step is not kept.
+  const plain = (n: Node) => n.events.some((id) => x.events[id].annot === 'PLAIN');
   const lines = [`  Not sequentially consistent; the cycle that shows it, each step as ${model.name} sees it:`];
   const orderings: (Ordering | undefined | 'not-po')[] = [];
   for (let i = 0; i < nodes.length; i++) {
@@ -227,9 +232,11 @@ function analyse(prog: Program, model: Model, x: Execution, fixes?: FixSearch): 
       }
       // The cycle leaves an RMW by its write: its read may be ordered when its write is not.
       const half = halfOrdered(model, x, na, nb);
+      const plainEnds = [na, nb].filter((n) => plain(n) && n.events.some((id) => racing.has(id))).map((n) => n.step);
+      const why = plainEnds.length ? `; ${plainEnds.join(' and ')} ${plainEnds.length > 1 ? 'are plain accesses' : 'is a plain access'} in the data race below` : '';
       lines.push(half
         ? `    ${sa} -> ${sb}: program order: ${sa}'s read is kept before ${sb} by ${half.how} (${half.relation}), its write is not (reordered)`
-        : `    ${sa} -> ${sb}: program order, which ${model.name} does not keep here: ${sb} can take effect before ${sa} (reordered)`);
+        : `    ${sa} -> ${sb}: program order, which ${model.name} does not keep here: ${sb} can take effect before ${sa} (reordered${why})`);
       continue;
     }
     orderings.push('not-po');
@@ -242,8 +249,53 @@ function analyse(prog: Program, model: Model, x: Execution, fixes?: FixSearch): 
       lines.push(`    ${sa} -> ${sb}: coherence order of ${prog.locations[a.loc]} (${ext ? 'coe' : 'coi'})`);
     }
   }
-  if (orderings.every((o) => o !== undefined)) lines.push(...allOrdered(x, model, nodes, orderings, fixes));
+  const cycleRaces = nodes.some((n) => n.events.some((id) => racing.has(id)));
+  if (orderings.every((o) => o !== undefined)) lines.push(...(cycleRaces ? [`  Each program-order step is kept on its own CPU, yet ${model.name} allows the cycle: it passes through accesses in the data race below.`] : allOrdered(x, model, nodes, orderings, fixes)));
   lines.push(...definedAt(orderings.flatMap((o) => (o && o !== 'not-po' ? (o.definedAt ?? []) : []))));
+  lines.push(...flagLines(prog, model, x, flagged, steps, new Set(nodes.flatMap((n) => n.events)), fixes));
+  return lines;
+}
+
+/** What each flag the model raises on x finds (its racing accesses), where the model can say. */
+function flagFindings(model: Model, x: Execution): FlagFinding[] {
+  if (!model.flagged) return [];
+  const flags = model.check(x).flags;
+  return flags.flatMap((f) => model.flagged!(x, f) ?? []);
+}
+
+/** At most this many of a flag's pairs are named. */
+const MAX_FLAG_PAIRS = 4;
+
+/**
+ * A flag the model raised on the execution shown: which accesses it finds
+ * (a data race: two accesses of one location on different CPUs, at least
+ * one plain, that no definition the model subtracts orders), and for a
+ * race, what that means and what the fix search tried: marking the plain
+ * accesses, each marking checked like every change.
+ */
+function flagLines(prog: Program, model: Model, x: Execution, flagged: readonly FlagFinding[], steps: Map<number, string>, inCycle: ReadonlySet<number>, fixes?: FixSearch): string[] {
+  const lines: string[] = [];
+  const access = (id: number) => `${steps.get(id) ?? 'init'} (${eventText(prog, x, x.events[id], steps)})`;
+  for (const f of flagged) {
+    lines.push(`  ${model.name} raises its flag ${f.name} on this execution:`);
+    for (const p of f.pairs.slice(0, MAX_FLAG_PAIRS)) {
+      const unless = p.unless.length ? ` (${p.unless.length > 1 ? `neither ${p.unless.slice(0, -1).join(', ')} nor ${p.unless.at(-1)} holds` : `${p.unless[0]} does not hold`} the pair)` : '';
+      lines.push(p.from === p.to ? `    ${access(p.from)}: ${p.label}` : `    ${access(p.from)} and ${access(p.to)}: ${p.label}${unless}`);
+    }
+    if (f.pairs.length > MAX_FLAG_PAIRS) lines.push(`    (and ${f.pairs.length - MAX_FLAG_PAIRS} more)`);
+    lines.push(...definedAt(f.definedAt ?? []));
+    if (!/race/i.test(f.name)) continue;
+    const plainOnes = f.pairs.some((p) => [p.from, p.to].some((id) => x.events[id].annot === 'PLAIN'));
+    if (!plainOnes) continue;
+    const rests = f.pairs.some((p) => inCycle.has(p.from) || inCycle.has(p.to));
+    lines.push(
+      `  ${rests ? 'The outcome rests on a data race: the cycle passes through plain accesses that race' : 'This execution has a data race'}, and with a data race the`,
+      '  LKMM gives no guarantee about the test at all (herd7 prints "Flag data-race"; the compiler may tear,',
+      `  fuse or re-read a plain access). ${fixes?.candidates.some((c) => c.marks !== undefined) ? 'Marking them (READ_ONCE()/WRITE_ONCE()) is among the candidate changes below;' : 'Marking them (READ_ONCE()/WRITE_ONCE()) makes them accesses the model orders;'}`,
+      '  where a race is intended (a value read and then thrown away), the kernel says so with data_race(),',
+      '  which the LKMM does not model (it still flags the race).',
+    );
+  }
   return lines;
 }
 
@@ -359,16 +411,19 @@ function interleaving(prog: Program, x: Execution, steps: Map<number, string>): 
 
 
 /** Checked fixes for the condition, searched over the whole program (see fixes.ts). */
-export function searchFixes(prog: Program, model: Model, namer: Namer, limits: Limits, sequential?: boolean): { lines: string[]; search?: FixSearch; sequential?: boolean } {
+export function searchFixes(prog: Program, model: Model, namer: Namer, limits: Limits, sequential?: boolean, flags: readonly string[] = []): { lines: string[]; search?: FixSearch; sequential?: boolean } {
   const underSc = sequential ?? satisfiable(prog, sc, limits);
   if (underSc) {
     return { sequential: true, lines: ['The condition is reachable even under sequential consistency: no barrier or ordering annotation can', 'forbid it; the algorithm itself allows it.'] };
   }
   if (underSc === undefined) return { lines: ['(No fixes looked for: checking under sequential consistency reached the limits.)'] };
-  const changes = candidateChanges(prog, namer);
+  // Where the model flags a data race, marking the plain accesses is a candidate too.
+  const mark = flags.some((f) => /race/i.test(f));
+  const changes = candidateChanges(prog, namer, { mark });
   const search = findFixes(prog, model, changes, limits);
   const lines: string[] = [];
-  const space = `the ${search.changes} candidate changes (every access strengthened, a fence at every place between calls, on every CPU)`;
+  const marked = search.candidates.some((c) => c.marks !== undefined);
+  const space = `the ${search.changes} candidate changes (every access strengthened${marked ? ', every plain access marked' : ''}, a fence at every place between calls, on every CPU)`;
   if (search.fixes.length === 0) {
     if (search.noneAtAll) {
       lines.push(`No change of ${space} forbids it under ${model.name}, not even all of them at once.`);
@@ -381,9 +436,27 @@ export function searchFixes(prog: Program, model: Model, namer: Namer, limits: L
     return { lines, search };
   }
   lines.push(`Fixes, each checked under ${model.name} (the condition becomes Never), minimal, cheapest first:`);
-  search.fixes.forEach((f, i) => lines.push(`  ${i + 1}. ${f.map((c) => c.text).join('; and ')}`));
+  search.fixes.forEach((f, i) => {
+    lines.push(`  ${i + 1}. ${f.map((c) => c.text).join('; and ')}`);
+    const still = flags.length ? flagsAfter(applyEdits(prog, f.flatMap((c) => c.edits)), model, limits) : [];
+    if (still.length) {
+      const unmarked = search.candidates.filter((c) => c.marks && !f.includes(c)).map((c) => c.marks);
+      const which = unmarked.length ? `: the plain accesses of ${unmarked.join(', ')} are left as they are` : '';
+      lines.push(`     (${model.name} still flags ${still.join(', ')} with it${which}; mark what races too, or, where a race is intended, say so with data_race())`);
+    }
+  });
   if (search.stopped) lines.push(`  (search stopped ${search.stopped}; cheaper fixes than these were all tried)`);
   return { lines, search };
+}
+
+/** The flags a changed program still raises (a full exploration); none when a limit stops it. */
+function flagsAfter(prog: Program, model: Model, limits: Limits): string[] {
+  try {
+    return explore(prog, model, { ...limits }).flags;
+  } catch (e) {
+    if (e instanceof LimitError) return [];
+    throw e;
+  }
 }
 
 /** The cycle (or, for atomicity, the path) of the relation whose axiom forbids x, as the model names it. */
