@@ -40,7 +40,8 @@ export function replaced(text: string, parts: Map<string, string>, order: readon
     if (have(name)) continue;
     const i = order.findIndex((s) => s.name === name);
     const before = order.slice(0, i).reverse().find((s) => out.indexOf(end(s.name)) >= 0);
-    const at = before ? out.indexOf(end(before.name)) + end(before.name).length : out.length;
+    const first = Math.min(...order.map((s) => out.indexOf(begin(s.name))).filter((k) => k >= 0));
+    const at = before ? out.indexOf(end(before.name)) + end(before.name).length : Number.isFinite(first) ? first : out.length;
     out = `${out.slice(0, at).trimEnd()}\n\n${part}\n${out.slice(at).trimStart() ? `\n${out.slice(at).trimStart()}` : ''}`;
   }
   return out.endsWith('\n') ? out : `${out}\n`;

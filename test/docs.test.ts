@@ -242,5 +242,7 @@ describe('bench/RESULTS.md', () => {
     expect(once).toBe(`${head()}\n\n${part('targets', 'old t')}\n\n${part('startup', 'new s')}\n`);
     const twice = replaced(once, new Map([['corpus', part('corpus', 'c')]]));
     expect(twice).toBe(`${head()}\n\n${part('targets', 'old t')}\n\n${part('corpus', 'c')}\n\n${part('startup', 'new s')}\n`);
+    const first = replaced(`${head()}\n\n${part('startup', 's')}\n`, new Map([['targets', part('targets', 't')]]));
+    expect(first).toBe(`${head()}\n\n${part('targets', 't')}\n\n${part('startup', 's')}\n`);
   });
 });
