@@ -16,6 +16,7 @@ import type { BenchOptions } from './options.js';
 import { familiesSection, waitsSection } from './scale.js';
 import { startupSection } from './startup.js';
 import { targetsSection } from './targets.js';
+import { workflowSection } from './workflow.js';
 
 export interface Section {
   /** The name --only takes, and the file's markers use. */
@@ -35,4 +36,5 @@ export const SECTIONS: Section[] = [
   { name: 'waits', title: 'Scalable families: waits', script: 'bench/scale.ts', run: waitsSection },
   { name: 'startup', title: 'Start-up per process: the kernel\'s scripts start one herd7 per test', script: 'bench/startup.ts', run: startupSection },
   { name: 'cat', title: 'The LKMM compiled from the kernel\'s files against the built-in copy', script: 'bench/cat.ts', run: catSection },
+  { name: 'workflow', title: "The maintainer's day: the kernel's history scripts, litmus history and herd7, the whole collection", script: 'bench/workflow.ts', run: workflowSection },
 ];

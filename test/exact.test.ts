@@ -339,6 +339,12 @@ describe("out-of-thin-air values: herd7's names, and cycles a cmpxchg's equation
       speed: 'Observation OOTA+branches Always 6 0',
     },
     {
+      name: 'OOTA+locks',
+      text: 'C OOTA+locks\n\n{}\n\nP0(int *x, int *y, spinlock_t *s)\n{\n\tint r0;\n\n\tspin_lock(s);\n\tr0 = READ_ONCE(*x);\n\tspin_unlock(s);\n\tspin_lock(s);\n\t*y = r0;\n\tspin_unlock(s);\n}\n\nP1(int *x, int *y, spinlock_t *s)\n{\n\tint r1;\n\tint q;\n\n\tq = READ_ONCE(*y);\n\tr1 = READ_ONCE(*y);\n\tif (q == 1)\n\t\tspin_lock(s);\n\t*x = r1;\n\tr1 = r1;\n}\n\nexists (0:r0=1 /\\ 1:r1=1)\n',
+      herd: 'Test OOTA+locks Allowed\nStates 2\n0:r0=S18; 1:r1=S18;\n0:r0=0; 1:r1=0;\nNo\nWitnesses\nPositive: 0 Negative: 5\nFlag data-race\nCondition exists (0:r0=1 /\\ 1:r1=1)\nObservation OOTA+locks Never 0 5',
+      speed: 'Observation OOTA+locks Never 0 0',
+    },
+    {
       name: 'LB+cmpxchg-copy',
       text: 'C LB+cmpxchg-copy\n\n{}\n\nP0(int *x, int *y)\n{\n\tint r0;\n\n\tr0 = cmpxchg_relaxed(x, 0, 3);\n\t*y = r0;\n}\n\nP1(int *x, int *y)\n{\n\tint r1;\n\n\tr1 = READ_ONCE(*y) + 0;\n\tWRITE_ONCE(*x, r1 & r1);\n}\n\nexists (0:r0=0 /\\ 1:r1=0)\n',
       herd: 'Test LB+cmpxchg-copy Allowed\nStates 1\n0:r0=0; 1:r1=0;\nOk\nWitnesses\nPositive: 4 Negative: 0\nFlag data-race\nCondition exists (0:r0=0 /\\ 1:r1=0)\nObservation LB+cmpxchg-copy Always 4 0',

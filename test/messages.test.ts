@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { printable } from '../src/parse/errors.js';
+import { printable, printableName } from '../src/parse/errors.js';
 import { CLI, runNode } from './util.js';
 import { MP_REL_ACQ } from './shapes.js';
 
@@ -100,6 +100,14 @@ describe('no raw control byte in a message', () => {
     expect(r.stderr).toContain('names/a\\x1b[2Jb.litmus:1:1: ');
   });
 
+  it('a newline or a tab in a file\'s name is escaped too: the name never starts a line of its own', async () => {
+    mkdirSync(join(dir, 'lines'));
+    writeFileSync(join(dir, 'lines', 'a\nok: b\t.litmus'), 'junk');
+    const r = await litmus('check', 'lines');
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^lines\/a\\nok: b\\t\.litmus:1:1: [^\n]*\n$/);
+  });
+
   it('nor in what any command says of a name it was given', async () => {
     const esc = 'a\x1b[2Jb';
     const cases = [
@@ -124,5 +132,6 @@ describe('no raw control byte in a message', () => {
   it('printable keeps newlines and tabs, escapes the rest, and the Unicode controls that reorder text', () => {
     expect(printable('a\tb\nc')).toBe('a\tb\nc');
     expect(printable('\x00\x1b\x7f\u202e')).toBe('\\x00\\x1b\\x7f\\u202e');
+    expect(printableName('a\tb\nc\x1b')).toBe('a\\tb\\nc\\x1b');
   });
 });

@@ -2,14 +2,15 @@
 // (src/report/audit.ts); for a folder of a suite, only the tests of one
 // version, and then the table of which devices each scenario needs.
 
-import { dirname, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import { getModel, unknownModelMessage } from '../../models/index.js';
 import { parseLitmus } from '../parse/parser.js';
-import { printLitmus } from '../parse/printer.js';
 import type { Model } from '../model/model.js';
+import type { Pos } from '../parse/ast.js';
 import { buildProgram } from '../program/program.js';
 import { LimitError, LitmusError } from '../parse/errors.js';
-import { auditProgram, auditTable, suiteAuditTable, type AuditResult, type SuiteAudit } from '../report/audit.js';
+import { auditProgram, auditTable, suiteAuditTable, type AuditResult, type SourceNamer, type SuiteAudit } from '../report/audit.js';
 import { suiteConfig, suiteMeta, type SuiteMeta } from '../report/suite.js';
 import { resolveInputs } from './inputs.js';
 import { readInputFile } from '../limits.js';
@@ -133,8 +134,8 @@ export async function runAudit(inputs: string[], o: AuditFlags): Promise<number>
 
 /**
  * A TypeScript suite: the tests of one version (--suite-version, or the one
- * under review), each audited as the C it is inlined into (devices are named
- * by its lines, as `litmus export` writes them).
+ * under review), each audited as its traces are checked (devices named by
+ * the suite's own files and lines, `cur.ts:8`, as its traces name them).
  */
 async function auditTsSuite(entry: string, o: AuditFlags, model: Model, limits: { maxExecutions: number; timeoutMs: number }, primitives: PrimitiveTable | undefined, report: (file: string, line: string) => void) {
   const out: { status: number; done: { file: string; meta?: SuiteMeta; audit: AuditResult }[]; suite?: SuiteAudit } = { status: 0, done: [] };
@@ -156,10 +157,33 @@ async function auditTsSuite(entry: string, o: AuditFlags, model: Model, limits: 
     return out;
   }
   const scenarios: SuiteAudit['scenarios'] = [];
+  // Places named as the suite's traces name them: file:line of the suite's own files, and that line's text.
+  const fileLines = new Map<string, string[]>();
+  const linesOf = (f: string) => {
+    let l = fileLines.get(f);
+    if (!l) fileLines.set(f, (l = readFileSync(f, 'utf8').split('\n')));
+    return l;
+  };
   for (const t of suite.tests.filter((x) => x.version === version)) {
-    const text = printLitmus(t.test);
+    const at = (p: Pos) => {
+      const f = t.files.get(p);
+      return f ? `${relative(dirname(suite.file), f)}:${p.line}` : undefined;
+    };
+    const names: SourceNamer = {
+      // Code inlined from a helper is named with the call it came through, as traces name it.
+      where: (p) => {
+        const here = at(p);
+        const call = p.inlined && at(p.inlined.at);
+        return here && call ? `${here} (called at ${call})` : here;
+      },
+      // The call at the position, not the whole line (a TypeScript line may hold several).
+      text: (p) => {
+        const f = t.files.get(p);
+        return f ? callAt(linesOf(f)[p.line - 1] ?? '', p.col) : undefined;
+      },
+    };
     try {
-      const audit = auditProgram(buildProgram(parseLitmus(text), { unroll: o.unroll, primitives }), model, limits, text.split('\n'));
+      const audit = auditProgram(buildProgram(t.test, { unroll: o.unroll, primitives }), model, limits, names);
       const meta = { version, scenario: t.variant ? `${t.scenario} (${t.variant})` : t.scenario };
       out.done.push({ file: `${entry}#${t.test.name}`, meta, audit });
       scenarios.push({ scenario: meta.scenario, audit });
@@ -186,4 +210,19 @@ function suiteJson(s: SuiteAudit) {
       needs: [...new Set(audit.rows.filter((r) => r.loadBearing).map((r) => `${r.device.source} -> ${r.to}`))],
     })),
   };
+}
+
+/**
+ * The call that starts at column col (1-based) of a line: up to its closing
+ * parenthesis, with a `;` that follows; the rest of the line from col if the
+ * parentheses do not close on it.
+ */
+export function callAt(line: string, col: number): string {
+  const from = Math.max(0, col - 1);
+  let depth = 0;
+  for (let i = from; i < line.length; i++) {
+    if (line[i] === '(') depth++;
+    else if (line[i] === ')' && --depth === 0) return line.slice(from, i + 1) + (line[i + 1] === ';' ? ';' : '');
+  }
+  return line.slice(from);
 }

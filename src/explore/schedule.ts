@@ -124,7 +124,7 @@ function runLocal(s: ExploreState, u: number, ts: ThreadState): boolean {
       case 'branch': {
         if (usesSymbol(ins.cond, ts)) return dropSymbolic(s);
         const c = evalPure(ins.cond, ts.regs);
-        ts.ctrl = unionOfDeps(ts.ctrl, depsOf(ins.cond, ts));
+        if (!ins.nodep) ts.ctrl = unionOfDeps(ts.ctrl, depsOf(ins.cond, ts));
         ts.pc = c !== 0 ? ts.pc + 1 : ins.ifFalse;
         break;
       }

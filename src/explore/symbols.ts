@@ -20,7 +20,7 @@
 // numbered, and each symbolic value named after the greatest variable that
 // holds it. Where the code has what this replay does not follow (helper
 // functions, loops other than while, primitives other than loads, stores,
-// exchanges and fences), litmus's own names stay.
+// exchanges, fences, spin_lock and spin_unlock), litmus's own names stay.
 
 import type { Event } from '../events/event.js';
 import { effectOf } from '../events/primitives.js';
@@ -35,7 +35,7 @@ export function herdSymbolNames(prog: Program, events: readonly Event[]): Map<nu
   const held = new Map<number, number>();
   const replay = new Replay(prog);
   for (let t = 0; t < test.processes.length; t++) {
-    const own = events.filter((e) => e.thread === t && e.kind !== 'F').sort((a, b) => a.poIndex - b.poIndex);
+    const own = events.filter((e) => e.thread === t && e.kind !== 'F' && e.lock === undefined).sort((a, b) => a.poIndex - b.poIndex);
     if (!replay.thread(t, test.processes[t].body, own, held)) return undefined;
   }
   const out = new Map<number, number>();
@@ -191,6 +191,12 @@ class Replay {
     if (!info || 'lower' in info) throw new CannotFollow();
     const eff = effectOf(info.prim);
     if (eff.shape === 'fence' && e.args.length === 0) return { v: 0 };
+    if (eff.object === 'spinlock' && (eff.shape === 'lock' || eff.shape === 'unlock')) {
+      // spin_lock(), spin_unlock(): herd reads the lock's pointer; its lock events make no variable (thread() skips them).
+      const at = e.args[info.addrArg];
+      this.expr(at.kind === 'deref' ? at.arg : at, side);
+      return { v: 0 };
+    }
     if (eff.object !== 'memory' || eff.shape !== 'access' || (eff.rmw && eff.mayFail)) throw new CannotFollow();
     const arg = e.args[info.addrArg];
     // `*x` or `x`: herd reads the pointer x, then the location.

@@ -14,6 +14,11 @@ export function printable(text: string): string {
   });
 }
 
+/** A file's name as a message shows it: printable, and a newline or a tab in it escaped too (a name never starts a line of its own). */
+export function printableName(name: string): string {
+  return printable(name).replace(/[\n\t]/g, (c) => (c === '\n' ? '\\n' : '\\t'));
+}
+
 /**
  * A problem with a litmus test that the user must fix: bad syntax, an
  * unsupported construct, a name that is not declared. Always carries a
@@ -33,7 +38,7 @@ export class LitmusError extends Error {
 
   /** One line per problem: `file:line:col: message`. */
   format(file: string): string {
-    return [this, ...(this.others ?? [])].map((e) => `${printable(file)}:${e.pos.line}:${e.pos.col}: ${e.message}`).join('\n');
+    return [this, ...(this.others ?? [])].map((e) => `${printableName(file)}:${e.pos.line}:${e.pos.col}: ${e.message}`).join('\n');
   }
 }
 
@@ -63,7 +68,7 @@ export class LimitError extends Error {
 
   /** `file:line:col: message`, or `file: message` without a position. */
   format(file: string): string {
-    return this.pos ? `${printable(file)}:${this.pos.line}:${this.pos.col}: ${this.message}` : `${printable(file)}: ${this.message}`;
+    return this.pos ? `${printableName(file)}:${this.pos.line}:${this.pos.col}: ${this.message}` : `${printableName(file)}: ${this.message}`;
   }
 }
 

@@ -18,7 +18,9 @@ export type Edit =
   /** Replace instruction pc's primitive by the table's primitive `name` (same arguments). */
   | { op: 'replace'; thread: number; pc: number; name: string }
   /** Remove instruction pc (a fence). */
-  | { op: 'remove'; thread: number; pc: number };
+  | { op: 'remove'; thread: number; pc: number }
+  /** Branch pc gives no control dependency (Instr branch's nodep): the dependency cut, values and paths unchanged. */
+  | { op: 'cut-ctrl'; thread: number; pc: number };
 
 /**
  * Applies edits given against the original program's instruction numbers:
@@ -28,11 +30,12 @@ export type Edit =
 export function applyEdits(prog: Program, edits: readonly Edit[]): Program {
   let p = prog;
   for (const e of edits) if (e.op === 'replace') p = replaceAt(p, e.thread, e.pc, e.name);
+  for (const e of edits) if (e.op === 'cut-ctrl') p = cutControlAt(p, e.thread, e.pc);
   // Where each edit changes the code: an insertion after pc at pc + 1. At
   // one index, the fence every path runs goes in first, so that the one on
   // the fall-through path comes before it.
   const at = (e: Edit) => (e.op === 'insert-fence' ? e.pc + 1 : e.pc);
-  const moving = edits.filter((e) => e.op !== 'replace').sort((a, b) => a.thread - b.thread || at(b) - at(a) || Number(b.op === 'insert-fence-before') - Number(a.op === 'insert-fence-before'));
+  const moving = edits.filter((e) => e.op !== 'replace' && e.op !== 'cut-ctrl').sort((a, b) => a.thread - b.thread || at(b) - at(a) || Number(b.op === 'insert-fence-before') - Number(a.op === 'insert-fence-before'));
   for (const e of moving) {
     if (e.op === 'insert-fence') p = insertFence(p, e.thread, e.pc, e.name);
     else if (e.op === 'insert-fence-before') p = insertFenceBefore(p, e.thread, e.pc, e.name);
@@ -70,6 +73,15 @@ function fencePrim(prog: Program, fenceName: string) {
 export function removeAt(prog: Program, thread: number, pc: number): Program {
   return editThread(prog, thread, pc + 1, -1, (code) => {
     code.splice(pc, 1);
+  });
+}
+
+/** Branch pc with its control dependency cut (see Edit cut-ctrl). */
+export function cutControlAt(prog: Program, thread: number, pc: number): Program {
+  return editThread(prog, thread, Infinity, 0, (code) => {
+    const ins = code[pc];
+    if (ins.op !== 'branch') throw new Error(`instruction ${pc} of P${thread} is not a branch`);
+    code[pc] = { ...ins, nodep: true };
   });
 }
 

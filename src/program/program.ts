@@ -95,7 +95,12 @@ export type PureExpr =
 export type Instr =
   | { op: 'set'; dst: number; e: PureExpr }
   | { op: 'prim'; prim: Primitive; name: string; dst: number; addr: PureExpr; args: PureExpr[]; pos: Pos }
-  | { op: 'branch'; cond: PureExpr; ifFalse: number }
+  /**
+   * `nodep`: the branch gives the model no control dependency (litmus
+   * audit's copy with that dependency cut: the same values and paths, as if
+   * the code were rewritten so that nothing after the branch depends on it).
+   */
+  | { op: 'branch'; cond: PureExpr; ifFalse: number; nodep?: boolean }
   /** `loop`: the back jump of loop `loop` of its thread (Thread.loops), where waits are read exactly: an iteration that changed nothing ends there (see LoopInfo). */
   | { op: 'jump'; target: number; loop?: number }
   | { op: 'loopcheck'; counter: number; bound: number; pos: Pos }

@@ -3,8 +3,10 @@
 // the smp_mb__*() family included, dropped; smp_mb() to smp_wmb()/smp_rmb();
 // a grace period dropped or made smp_mb(); smp_store_mb() to WRITE_ONCE();
 // an acquire or release to its ONCE form, a fully ordered RMW to its relaxed
-// form; an RCU, SRCU or spinlock critical section removed; the forms come
-// from the primitive table) and the test is checked again under the same
+// form; an RCU, SRCU or spinlock critical section removed; a control
+// dependency cut: the same code with the model given no dependency from that
+// branch; the forms come from the primitive table) and the test is checked
+// again under the same
 // model and limits. A device is load-bearing when some weakening of it makes the
 // condition reachable. A test with waits whose every wait terminates is
 // weighed by liveness too: a device is load-bearing when some weakening of it
@@ -17,18 +19,38 @@ import { explore } from '../explore/explorer.js';
 import type { Model } from '../model/model.js';
 import { LimitError } from '../parse/errors.js';
 import { applyEdits, type Edit } from '../program/edit.js';
-import type { Instr, PrimInstr, Program } from '../program/program.js';
+import type { Instr, PrimInstr, Program, PureExpr } from '../program/program.js';
+import type { Pos } from '../parse/ast.js';
 import type { Limits } from './fixes.js';
 
 export interface Device {
   thread: number;
   pc: number;
-  /** The primitive as written (e.g. smp_load_acquire, test_bit_acquire, smp_rmb). */
+  /** The primitive as written (e.g. smp_load_acquire, test_bit_acquire, smp_rmb), or `ctrl` for a control dependency. */
   name: string;
   line?: number;
+  /** Where it is, as traces name places (`cur.ts:8` in a suite); the line number when not given. */
+  place?: string;
   /** The source line, whitespace collapsed (identifies the device across a suite's tests). */
   source: string;
+  /**
+   * The device it needs beside it, as written (smp_mb__after_atomic() the
+   * RMW before it, smp_mb__after_spinlock() the lock before it,
+   * smp_mb__before_atomic() the RMW after it), with its place.
+   */
+  with?: string;
 }
+
+/** How an audit names the places of a test's code: a suite's file:line and the text of that line. */
+export interface SourceNamer {
+  /** The place of a position (`cur.ts:8`); undefined: its line number. */
+  where?(pos: Pos): string | undefined;
+  /** The source line at a position. */
+  text(pos: Pos): string | undefined;
+}
+
+/** Names places by the lines of the test's own text (a .litmus file). */
+export const linesNamer = (lines: readonly string[]): SourceNamer => ({ text: (pos) => lines[pos.line - 1] });
 
 export interface Weakening {
   device: Device;
@@ -74,14 +96,17 @@ export interface AuditResult {
  * relaxed forms, and each RCU or SRCU read-side critical section and each
  * spinlock critical section removed (its lock and its unlock).
  */
-export function weakenings(prog: Program, sourceLines: readonly string[] = []): Weakening[] {
+export function weakenings(prog: Program, names: SourceNamer = linesNamer([])): Weakening[] {
   const out: Weakening[] = [];
+  const sourceOf = (ins: PrimInstr) => ((ins.pos && names.text(ins.pos)) || ins.name).trim().replace(/\s+/g, ' ');
+  const placeOf = (ins: PrimInstr) => (ins.pos && names.where?.(ins.pos)) ?? (ins.pos ? `line ${ins.pos.line}` : '');
   for (const th of prog.threads) {
     const deviceAt = (pc: number): Device => {
       const ins = th.code[pc] as PrimInstr;
       const line = ins.pos?.line;
-      const source = ((line && sourceLines[line - 1]) || ins.name).trim().replace(/\s+/g, ' ');
-      return { thread: th.index, pc, name: ins.name, line, source };
+      const place = ins.pos && names.where?.(ins.pos);
+      const partner = needs(th.code, pc);
+      return { thread: th.index, pc, name: ins.name, line, ...(place ? { place } : {}), source: sourceOf(ins), ...(partner !== undefined ? { with: `${sourceOf(th.code[partner] as PrimInstr)} (${placeOf(th.code[partner] as PrimInstr)})` } : {}) };
     };
     const remove = (pc: number): Edit => ({ op: 'remove', thread: th.index, pc });
     // Replacements only by names the program's table gives these meanings (a .def may lack or redefine them).
@@ -116,6 +141,17 @@ export function weakenings(prog: Program, sourceLines: readonly string[] = []): 
       if (!relaxed) return;
       out.push({ device, to: def === ins.name ? relaxed : `${relaxed} semantics`, edits: [{ op: 'replace', thread: th.index, pc, name: relaxed }] });
     });
+    // Control dependencies: a branch on a value read, cut (the same values and paths, no dependency for the model).
+    for (const dep of controlDependencies(th.code)) {
+      const read = th.code[dep.read] as PrimInstr;
+      const on = th.code[dep.access] as PrimInstr;
+      const place = on.pos && names.where?.(on.pos);
+      out.push({
+        device: { thread: th.index, pc: dep.branch, name: 'ctrl', line: on.pos?.line, ...(place ? { place } : {}), source: `control dependency: ${read.pos && on.pos && read.pos.line === on.pos.line && names.text(read.pos) === names.text(on.pos) ? sourceOf(on) : `${callOf(sourceOf(read))} → ${callOf(sourceOf(on))}`}` },
+        to: '(dependency cut)',
+        edits: [{ op: 'cut-ctrl', thread: th.index, pc: dep.branch }],
+      });
+    }
     for (const [lock, unlock] of sections(th.code)) {
       const device = deviceAt(lock);
       const u = deviceAt(unlock);
@@ -125,6 +161,78 @@ export function weakenings(prog: Program, sourceLines: readonly string[] = []): 
   }
   return out;
 }
+
+/**
+ * Where a fence of the smp_mb__*() family needs another device beside it:
+ * the RMW before smp_mb__after_atomic(), the lock before
+ * smp_mb__after_spinlock() and smp_mb__after_unlock_lock(), the RMW after
+ * smp_mb__before_atomic() (the primitive next to it in the code).
+ */
+function needs(code: readonly Instr[], pc: number): number | undefined {
+  const ins = code[pc];
+  if (ins.op !== 'prim') return undefined;
+  const f = effectOf(ins.prim).fence;
+  const step = f === 'before-atomic' ? 1 : f === 'after-atomic' || f === 'after-spinlock' || f === 'after-unlock-lock' ? -1 : 0;
+  if (step === 0) return undefined;
+  for (let k = pc + step; k >= 0 && k < code.length; k += step) {
+    const other = code[k];
+    if (other.op === 'prim') return k;
+  }
+  return undefined;
+}
+
+/** A control dependency of the code: a branch on a value read at `read`, and the first access its taken path makes. */
+interface ControlDependency {
+  branch: number;
+  read: number;
+  access: number;
+}
+
+/**
+ * The thread's control dependencies: each branch whose condition uses a
+ * register holding a value read (through any computation), with the first
+ * memory access after it in the code; a branch inside one call's own
+ * expansion (a cmpxchg loop, smp_cond_load_acquire()) is that call's, not a
+ * device of the code.
+ */
+function controlDependencies(code: readonly Instr[]): ControlDependency[] {
+  // Which reads each register's value may come from, on any path.
+  const from = new Map<number, Set<number>>();
+  const regsOf = (e: PureExpr): number[] => (e.k === 'reg' ? [e.r] : e.k === 'un' ? regsOf(e.a) : e.k === 'bin' ? [...regsOf(e.a), ...regsOf(e.b)] : []);
+  for (let changed = true; changed; ) {
+    changed = false;
+    const add = (r: number, pcs: Iterable<number>) => {
+      let set = from.get(r);
+      if (!set) from.set(r, (set = new Set()));
+      for (const pc of pcs) if (!set.has(pc)) {
+        set.add(pc);
+        changed = true;
+      }
+    };
+    code.forEach((ins, pc) => {
+      if (ins.op === 'prim' && ins.dst >= 0 && effectOf(ins.prim).reads) add(ins.dst, [pc]);
+      else if (ins.op === 'set') for (const r of regsOf(ins.e)) add(ins.dst, from.get(r) ?? []);
+    });
+  }
+  const out: ControlDependency[] = [];
+  code.forEach((ins, pc) => {
+    if (ins.op !== 'branch') return;
+    const reads = [...new Set(regsOf(ins.cond).flatMap((r) => [...(from.get(r) ?? [])]))].sort((a, b) => a - b);
+    if (reads.length === 0) return;
+    const access = code.findIndex((i, k) => k > pc && i.op === 'prim' && effectOf(i.prim).object === 'memory');
+    if (access < 0) return;
+    const at = (code[access] as PrimInstr).pos;
+    const read = reads.find((r) => !samePos((code[r] as PrimInstr).pos, at));
+    if (read === undefined) return;
+    out.push({ branch: pc, read, access });
+  });
+  return out;
+}
+
+/** A line of code as a call: `r0 = READ_ONCE(*x);` is READ_ONCE(*x). */
+const callOf = (line: string) => line.replace(/;$/, '').replace(/^[A-Za-z_]\w* = /, '');
+
+const samePos = (a: Pos | undefined, b: Pos | undefined) => !!a && !!b && a.line === b.line && a.col === b.col && JSON.stringify(a.inlined) === JSON.stringify(b.inlined);
 
 /**
  * The critical sections of a thread's code, as [lock, unlock] instruction
@@ -164,7 +272,7 @@ function verdictOf(prog: Program, model: Model, limits: Limits): { verdict: Verd
   }
 }
 
-export function auditProgram(prog: Program, model: Model, limits: Limits, sourceLines: readonly string[] = []): AuditResult {
+export function auditProgram(prog: Program, model: Model, limits: Limits, names: SourceNamer | readonly string[] = []): AuditResult {
   const base = verdictOf(prog, model, limits);
   // What the devices are weighed by: the condition where it is Never, the waits where every one terminates.
   const byCondition = base.verdict === 'Never';
@@ -174,7 +282,7 @@ export function auditProgram(prog: Program, model: Model, limits: Limits, source
       : `its condition is reachable (${base.verdict}) as it is${base.waits === 'hang' ? ', and a thread can wait forever' : ''}`;
     return { name: prog.name, verdict: base.verdict, waits: base.waits, rows: [], note: `nothing to audit: ${why}`, limit: base.limit };
   }
-  const ws = weakenings(prog, sourceLines);
+  const ws = weakenings(prog, Array.isArray(names) ? linesNamer(names) : (names as SourceNamer));
   const rows = ws.map((w): AuditRow => {
     const v = verdictOf(applyEdits(prog, w.edits), model, limits);
     const limited = v.verdict === 'limit';
@@ -192,10 +300,10 @@ export function auditTable(a: AuditResult, model: Model): string {
   if (a.note && a.rows.length === 0) return `${lines[0]}; ${a.note}`;
   lines[0] += a.note ? `; ${a.note}; each ordering device weakened alone:` : `; each ordering device weakened alone:`;
   const withWaits = a.rows.some((r) => r.waits !== undefined);
-  const head = ['device', 'line', 'weakened to', 'verdict', ...(withWaits ? ['waits'] : []), 'load-bearing'];
+  const head = ['device', a.rows.some((r) => r.device.place) ? 'where' : 'line', 'weakened to', 'verdict', ...(withWaits ? ['waits'] : []), 'load-bearing'];
   const body = a.rows.map((r) => [
-    `P${r.device.thread}: ${clip(r.device.source)}`,
-    String(r.device.line ?? ''),
+    `P${r.device.thread}: ${clip(r.device.source)}${r.device.with ? ` (with ${clip(r.device.with, 48)})` : ''}`,
+    r.device.place ?? String(r.device.line ?? ''),
     r.to,
     r.verdict,
     ...(withWaits ? [r.waits === 'hang' ? 'can hang' : r.waits ?? ''] : []),
@@ -214,8 +322,9 @@ export interface SuiteAudit {
 }
 
 /**
- * Which devices each scenario needs: one row per device (by its source
- * line, so that the same line in several tests or threads is one device)
+ * Which devices each scenario needs: one row per device (by its place in
+ * a suite's files, or else its source line, so that the same line in
+ * several tests or threads is one device)
  * and weakening, one column per scenario: yes (load-bearing in that
  * scenario, on some thread), no, or blank where the scenario lacks it.
  */
@@ -223,9 +332,12 @@ export function suiteAuditTable(s: SuiteAudit): string {
   const short = (sc: string) => sc.split(':')[0].trim();
   const keys: string[] = [];
   const cells = new Map<string, Map<string, string>>();
+  // The device each needs beside it (its text only: the scenarios' places differ).
+  const withOf = new Map<string, string>();
   s.scenarios.forEach(({ scenario, audit }) => {
     for (const r of audit.rows) {
-      const key = `${r.device.source}\u0000${r.to}`;
+      const key = `${r.device.place ?? ''}\u0000${r.device.source}\u0000${r.to}`;
+      if (r.device.with && !withOf.has(key)) withOf.set(key, r.device.with.replace(/ \([^()]*\)$/, ''));
       if (!cells.has(key)) {
         keys.push(key);
         cells.set(key, new Map());
@@ -236,10 +348,12 @@ export function suiteAuditTable(s: SuiteAudit): string {
       row.set(scenario, prev === 'yes' || mark === 'yes' ? 'yes' : prev === '?' ? '?' : mark);
     }
   });
-  const head = ['device', 'weakened to', ...s.scenarios.map((x) => short(x.scenario))];
+  // Where a suite's files name the places (file:line), a device is one place of them, shown.
+  const placed = keys.some((k) => k.split('\u0000')[0] !== '');
+  const head = ['device', ...(placed ? ['where'] : []), 'weakened to', ...s.scenarios.map((x) => short(x.scenario))];
   const body = keys.map((k) => {
-    const [source, to] = k.split('\u0000');
-    return [clip(source), to, ...s.scenarios.map((x) => cells.get(k)!.get(x.scenario) ?? '')];
+    const [place, source, to] = k.split('\u0000');
+    return [clip(source) + (withOf.get(k) ? ` (with ${clip(withOf.get(k)!, 48)})` : ''), ...(placed ? [place] : []), to, ...s.scenarios.map((x) => cells.get(k)!.get(x.scenario) ?? '')];
   });
   const lines = [`Version "${s.version}": which ordering devices each scenario needs (yes: weakening it alone makes the bad outcome reachable, or a thread wait forever)`];
   lines.push(...table(head, body));

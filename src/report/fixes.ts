@@ -19,8 +19,11 @@
 // Cost order (per change, summed over a set): marking a location's plain
 // accesses (READ_ONCE()/WRITE_ONCE(), offered where the model flags a data
 // race), or an acquire or release variant 1;
-// smp_rmb() or smp_wmb() 2; fully ordered RMW 3; a full barrier 4 (smp_mb(),
-// or the smp_mb__*() form or smp_store_mb() that stands for it there;
+// smp_rmb() or smp_wmb() 2; fully ordered RMW 3, and the kernel's idiom
+// beside an RMW that is not fully ordered, smp_mb__after_atomic() after it or
+// smp_mb__before_atomic() before it, 3 too (the barrier the fully ordered form
+// builds in, added where the kernel writes it; tried first); a full barrier 4
+// (smp_mb(), or smp_mb__after_spinlock() or smp_store_mb() that stands for it there;
 // smp_mb__after_unlock_lock() straight after a lock an unlock can precede,
 // which orders less than those and is tried before them).
 // Acquire and release order one direction at one access (on arm64 a single
@@ -74,7 +77,7 @@ export interface Change {
 /** Whether a change changes that CPU's code. */
 export const changesCpu = (c: Change, cpu: number): boolean => c.thread === cpu || (c.also?.includes(cpu) ?? false);
 
-export const COST = { mark: 1, acquireRelease: 1, rmbWmb: 2, fullRmw: 3, mb: 4 } as const;
+export const COST = { mark: 1, acquireRelease: 1, rmbWmb: 2, fullRmw: 3, atomicMb: 3, mb: 4 } as const;
 
 /** How a report names the places of a thread's code. */
 export interface Namer {
@@ -275,6 +278,9 @@ function placesOf(prog: Program, thread: number, namer: Namer): Place[] {
   return places;
 }
 
+/** Whether a fence is the table's smp_mb__after_atomic() or smp_mb__before_atomic(). */
+const isAtomicMb = (prog: Program, name: string) => prog.primitives.fencesOfKind('after-atomic').includes(name) || prog.primitives.fencesOfKind('before-atomic').includes(name);
+
 /** The kernel's word for a full barrier at a place: smp_mb__after_atomic() after an unordered RMW, and so on. */
 function fullBarrierAt(prog: Program, p: Place): { name: string; edits: Edit[]; text: string; sites: string[] } {
   const code = prog.threads[p.thread].code;
@@ -282,7 +288,8 @@ function fullBarrierAt(prog: Program, p: Place): { name: string; edits: Edit[]; 
   const unorderedRmw = (ins: PrimInstr | undefined) => {
     if (!ins) return false;
     const e = effectOf(ins.prim);
-    return e.rmw && !e.mayFail && e.object === 'memory' && (e.annot === 'NORETURN' || e.annot === 'ONCE');
+    // The LKMM's smp_mb__{before,after}_atomic() order any RMW but a fully ordered one (which has its barriers built in).
+    return e.rmw && !e.mayFail && e.object === 'memory' && e.annot !== 'MB';
   };
   const prev = single(p.prev);
   const next = single(p.next);
@@ -348,7 +355,9 @@ export function candidateChanges(prog: Program, namer: Namer = lineNamer, opts: 
           const mb = fullBarrierAt(prog, p);
           // smp_store_mb() also takes the store's site: not comparable with a release there.
           const alone = mb.sites.length === 1;
-          out.push({ edits: mb.edits, text: mb.text, cost: COST.mb, sites: mb.sites, thread: th.index, strongest: alone, source: alone ? fenceSource(p, mb.name) : undefined });
+          // Beside an RMW, the kernel's smp_mb__{after,before}_atomic() costs what the RMW's fully ordered form does, and is tried first.
+          const cost = isAtomicMb(prog, mb.name) ? COST.atomicMb : COST.mb;
+          out.push({ edits: mb.edits, text: mb.text, cost, sites: mb.sites, thread: th.index, strongest: alone, source: alone ? fenceSource(p, mb.name) : undefined });
           if (!alone) out.push({ edits: [p.edit('smp_mb')], text: `smp_mb() ${p.text}`, cost: COST.mb, sites: [p.key], thread: th.index, strongest: true, hidden: true });
         } else {
           out.push({ edits: [p.edit(f.name)], text: `${f.name}() ${p.text}`, cost: COST.rmbWmb, sites: [p.key], thread: th.index, strongest: false, source: fenceSource(p, f.name) });

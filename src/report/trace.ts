@@ -234,9 +234,16 @@ function analyse(prog: Program, model: Model, x: Execution, fixes?: FixSearch): 
       const half = halfOrdered(model, x, na, nb);
       const plainEnds = [na, nb].filter((n) => plain(n) && n.events.some((id) => racing.has(id))).map((n) => n.step);
       const why = plainEnds.length ? `; ${plainEnds.join(' and ')} ${plainEnds.length > 1 ? 'are plain accesses' : 'is a plain access'} in the data race below` : '';
+      // The cycle enters an RMW by its read: its write may be ordered when its read is not.
+      const into = half ? undefined : writeHalfOrdered(model, x, na, nb);
+      const rmw = half || into ? undefined : rmwOf(x, na);
       lines.push(half
         ? `    ${sa} -> ${sb}: program order: ${sa}'s read is kept before ${sb} by ${half.how} (${half.relation}), its write is not (reordered)`
-        : `    ${sa} -> ${sb}: program order, which ${model.name} does not keep here: ${sb} can take effect before ${sa} (reordered${why})`);
+        : into
+          ? `    ${sa} -> ${sb}: program order: ${sa} is kept before ${sb}'s write by ${into.how} (${into.relation}), not before its read, which the cycle passes through (reordered)`
+          : rmw
+            ? `    ${sa} -> ${sb}: program order, which ${model.name} keeps for neither half of ${sa} (its read and its write): ${sb} can take effect before ${sa} (reordered: ${rmw})`
+            : `    ${sa} -> ${sb}: program order, which ${model.name} does not keep here: ${sb} can take effect before ${sa} (reordered${why})`);
       continue;
     }
     orderings.push('not-po');
@@ -336,6 +343,28 @@ function halfOrdered(model: Model, x: Execution, a: Node, b: Node): Ordering | u
   const w = x.events[a.events[a.events.length - 1]];
   if (!model.orderOf || w.kind !== 'W' || !w.isRmw || w.rmwPartner < 0) return undefined;
   return orderOfSteps(model, x, { events: [w.rmwPartner], step: a.step }, b);
+}
+
+/** When the cycle enters an RMW by its read: how the model orders a before the RMW's write, if it does. */
+function writeHalfOrdered(model: Model, x: Execution, a: Node, b: Node): Ordering | undefined {
+  const r = x.events[b.events[0]];
+  if (!model.orderOf || r.kind !== 'R' || !r.isRmw || r.rmwPartner < 0) return undefined;
+  return orderOfSteps(model, x, a, { events: [r.rmwPartner], step: b.step });
+}
+
+/** For a step out of an RMW that keeps neither of its halves: what kind of RMW it is, in words (undefined if the node is none). */
+function rmwOf(x: Execution, n: Node): string | undefined {
+  // The node may hold one half only (the cycle enters by the write): its partner is the other.
+  const evs = n.events.flatMap((id) => {
+    const e = x.events[id];
+    return e.isRmw && e.rmwPartner >= 0 ? [e, x.events[e.rmwPartner]] : [e];
+  });
+  const r = evs.find((e) => e.kind === 'R' && e.isRmw && e.rmwPartner >= 0 && !e.lock);
+  if (!r) return undefined;
+  const call = r.text ?? 'the RMW';
+  if (r.annot === 'RELEASE') return `${call} is a release RMW, and a release orders what comes before its write, not what comes after it`;
+  if (r.annot === 'ONCE' || r.annot === 'NORETURN') return `${call} is a relaxed RMW, which orders nothing`;
+  return undefined;
 }
 
 /**
