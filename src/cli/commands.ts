@@ -8,7 +8,7 @@ import { asLimit, LitmusError } from '../parse/errors.js';
 import type { PrimitiveTable } from '../events/primitives.js';
 import { loadMacros, MacroFileError } from '../events/def.js';
 import { resolveInputs, shard } from './inputs.js';
-import { failedReport, primitivesFor, runOne, toJson, type FileReport, type JsonError, type JsonResult, type RunOptions } from './run-one.js';
+import { failedReport, livenessJson, primitivesFor, runOne, toJson, type FileReport, type JsonError, type JsonResult, type RunOptions } from './run-one.js';
 import { suiteConfig, suiteTable, suiteVerdict, underReviewReaches, type SuiteRow } from '../report/suite.js';
 import { runAdaptive, runPool, signalSeen } from './pool.js';
 import { Interruption } from './interrupt.js';
@@ -413,7 +413,10 @@ async function checkSuite(file: string, o: CheckFlags, jsonOut: JsonEntry[], sui
       suitesOut.push({
         folder: dirname(file), title: s.title, underReview: s.underReview, versions: s.versions,
         scenarios: s.scenarios.map((x) => ({ name: x.name, says: x.says })),
-        rows: run.cells.filter((c) => c.result).map((c) => ({ test: c.result!.name, version: c.version, scenario: c.scenario, verdict: c.result!.observation, expected: c.result!.expected ?? '', matches: c.result!.matches })),
+        rows: run.cells.filter((c) => c.result).map((c) => ({
+          test: c.result!.name, version: c.version, scenario: c.scenario, verdict: c.result!.observation, expected: c.result!.expected ?? '', matches: c.result!.matches,
+          ...(c.result!.liveness ? { liveness: livenessJson(c.result!.liveness) } : {}),
+        })),
         verdict: run.verdict ?? null,
         underReviewReaches: run.reaches,
         ...(o.trace ? { traces: run.traces } : {}),
