@@ -16,7 +16,7 @@
 
 import fc from 'fast-check';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -778,11 +778,15 @@ describe('can a waiter wait forever? each case against herd7\'s answer on its en
 
   it.skipIf(!existsSync(HERD))('herd7 gives the recorded answer on each encoding (skipped without herd7)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'liveness-'));
-    for (const [i, c] of CASES.entries()) {
-      const file = join(dir, `e${i}.litmus`);
-      writeFileSync(file, c.encoding);
-      const out = execFileSync(HERD, [file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
-      expect([c.name, /^Observation \S+ (\w+)/m.exec(out)?.[1]]).toEqual([c.name, c.herd7]);
+    try {
+      for (const [i, c] of CASES.entries()) {
+        const file = join(dir, `e${i}.litmus`);
+        writeFileSync(file, c.encoding);
+        const out = execFileSync(HERD, [file], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+        expect([c.name, /^Observation \S+ (\w+)/m.exec(out)?.[1]]).toEqual([c.name, c.herd7]);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
