@@ -150,7 +150,6 @@ function lowerExpr(e: Expr, table: PrimitiveTable): Expr {
       return { ...e, base: lowerExpr(e.base, table), index: lowerExpr(e.index, table) };
     case 'field':
       return { ...e, base: lowerExpr(e.base, table) };
-    case 'num':
     case 'name':
       return e;
   }
