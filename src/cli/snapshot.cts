@@ -27,7 +27,7 @@
 // checks versions and flags, not the bytes): `rm -r ~/.cache/litmus/start`
 // (docs/herd7.md says so).
 
-import { closeSync, constants, existsSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { HerdIo } from './herd7.js';
 
@@ -136,11 +136,13 @@ export function makeSnapshot(blob: string, flags: readonly string[], dist = DIST
       env: { ...process.env, NODE_OPTIONS: '', LITMUS_CACHE_DIR: 'off' },
       timeout: 120_000,
     });
+    // The two notes beside the snapshot are written as every file of the tool is: whole, never through a link.
+    const { writeFileAtomic } = require('../write-file.cjs') as typeof import('../write-file.cjs');
     if (made.status !== 0 || !existsSync(tmp)) {
-      if (made.error === undefined) writeFileSync(failed, `${process.execPath}\n`);
+      if (made.error === undefined) writeFileAtomic(failed, `${process.execPath}\n`);
       return;
     }
-    writeFileSync(`${blob}.node`, `${process.execPath}\n`);
+    writeFileAtomic(`${blob}.node`, `${process.execPath}\n`);
     renameSync(tmp, blob);
     removeOldBlobs(dirname(blob), blob);
   } catch {
