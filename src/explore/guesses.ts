@@ -112,8 +112,14 @@ function laterComputedWrite(th: Thread, pc: number): boolean {
   });
 }
 
-/** Whether the model rules out a load-buffering cycle through the waiting reads. */
+/**
+ * Whether the model rules out a load-buffering cycle through the waiting
+ * reads. Not in a program some of whose dependencies the model is not given
+ * (Thread.depCuts): the models' shortcut reads dependencies from the code,
+ * so there the guesses are explored.
+ */
 function noCycleThrough(s: ExploreState): boolean {
+  if (s.prog.threads.some((th) => th.depCuts?.length)) return false;
   const reads: WaitingRead[] = s.waiting.map((b) => {
     const pc = s.ts[b.t].pc;
     const thread = s.prog.threads[b.t];

@@ -100,6 +100,9 @@ export class StructureCache {
   private last?: { n: number; shapes: Int32Array; structure: Structure };
   /** Counts calls of execution(): an execution's events can be read only until the next. */
   private generation = 0;
+  /** The dependency cuts of the program last numbered (cutsOf), and that program. */
+  private cuts?: (CutsAt | undefined)[];
+  private cutsFor?: Program;
   constructor(private readonly limit = 20_000) {}
 
   private numbering(n: number, T: number) {
@@ -136,6 +139,10 @@ export class StructureCache {
       newId[i] = e.thread < 0 ? nextInit++ : base[e.thread] + e.poIndex;
     }
     for (let i = 0; i < n; i++) order[newId[i]] = i;
+    if (prog !== this.cutsFor) {
+      this.cutsFor = prog;
+      this.cuts = cutsOf(prog);
+    }
     const shapes = this.shapes(n);
     for (let c = 0; c < n; c++) shapes[c] = this.shapeOf(evs[order[c]], evs, c).id;
     // The events themselves are copied only when asked for (reports, flags
@@ -207,30 +214,51 @@ export class StructureCache {
     const partner = e.rmwPartner >= 0 ? evs[e.rmwPartner].poIndex : -1;
     const known = e.shape;
     if (known && known.owner === this && known.partner === partner) return known;
+    // The dependencies the model is given (a shape's are fixed with it: they name earlier events of its thread).
+    const cut = this.cuts?.[e.thread]?.get(e.pc);
+    const addr = cut ? this.uncut(e, e.addrDeps, cut.addr, evs) : e.addrDeps;
+    const data = cut ? this.uncut(e, e.dataDeps, cut.data, evs) : e.dataDeps;
     const seen = this.shapeAt[c];
-    const sh = seen && hasShape(e, partner, seen) ? seen : this.newShape(e, partner);
+    const sh = seen && hasShape(e, partner, addr, data, seen) ? seen : this.newShape(e, partner, addr, data);
     this.shapeAt[c] = sh;
     e.shape = sh;
     return sh;
   }
 
-  private newShape(e: Event, partner: number): EventShape {
+  /**
+   * Dependencies deps of e (a bit per program-order position in its
+   * thread) less those on the reads of instructions `reads` (a cut,
+   * Thread.depCuts). The events at those positions are the candidate's,
+   * numbered canonically already (see execution()).
+   */
+  private uncut(e: Event, deps: bigint, reads: ReadonlySet<number> | undefined, evs: readonly Event[]): bigint {
+    if (!reads || deps === 0n) return deps;
+    const { order, base } = this.buffers;
+    let out = deps;
+    for (let rest = deps, i = 0; rest !== 0n; rest >>= 1n, i++) {
+      if (rest & 1n && reads.has(evs[order[base[e.thread] + i]].pc)) out &= ~(1n << BigInt(i));
+    }
+    return out;
+  }
+
+  private newShape(e: Event, partner: number, addr: bigint, data: bigint): EventShape {
     return {
-      id: this.shapeId(e, partner), owner: this, thread: e.thread, kind: e.kind, loc: e.loc, annot: e.annot, fence: e.fence,
-      lock: e.lock, srcu: e.srcu, isRmw: e.isRmw, partner, addr: e.addrDeps, data: e.dataDeps, ctrl: e.ctrlDeps,
+      id: this.shapeId(e, partner, addr, data), owner: this, thread: e.thread, kind: e.kind, loc: e.loc, annot: e.annot, fence: e.fence,
+      lock: e.lock, srcu: e.srcu, isRmw: e.isRmw, partner, addr, data, ctrl: e.ctrlDeps,
     };
   }
 
   /**
-   * The interned id of what a structure depends on in e: the id of its
-   * other fields, paired with the ids of its dependency sets if it has any
-   * (ids are all distinct, from one counter).
+   * The interned id of what a structure depends on in e (with the
+   * dependencies the model is given): the id of its other fields, paired
+   * with the ids of its dependency sets if it has any (ids are all
+   * distinct, from one counter).
    */
-  private shapeId(e: Event, partner: number): number {
+  private shapeId(e: Event, partner: number, addrDeps: bigint, dataDeps: bigint): number {
     const fields = this.fieldsId(e, partner);
-    if (e.addrDeps === 0n && e.dataDeps === 0n && e.ctrlDeps === 0n) return fields;
-    const addr = this.intern(this.depsIds, e.addrDeps);
-    const data = this.intern(this.depsIds, e.dataDeps);
+    if (addrDeps === 0n && dataDeps === 0n && e.ctrlDeps === 0n) return fields;
+    const addr = this.intern(this.depsIds, addrDeps);
+    const data = this.intern(this.depsIds, dataDeps);
     const ctrl = this.intern(this.depsIds, e.ctrlDeps);
     return this.pairId(this.pairId(this.pairId(fields, addr), data), ctrl);
   }
@@ -278,11 +306,29 @@ export class StructureCache {
   }
 }
 
-/** Whether event e (whose RMW partner has program-order index `partner`) has shape sh. */
-function hasShape(e: Event, partner: number, sh: EventShape): boolean {
+/** Whether event e (whose RMW partner has program-order index `partner`, the model given dependencies addr and data) has shape sh. */
+function hasShape(e: Event, partner: number, addr: bigint, data: bigint, sh: EventShape): boolean {
   return e.thread === sh.thread && e.kind === sh.kind && e.loc === sh.loc && e.annot === sh.annot && e.fence === sh.fence &&
     e.lock === sh.lock && e.srcu === sh.srcu && e.isRmw === sh.isRmw && partner === sh.partner &&
-    e.addrDeps === sh.addr && e.dataDeps === sh.data && e.ctrlDeps === sh.ctrl;
+    addr === sh.addr && data === sh.data && e.ctrlDeps === sh.ctrl;
+}
+
+/** Per access instruction of a thread, the reads whose dependencies to it are cut (Thread.depCuts). */
+type CutsAt = Map<number, { addr?: Set<number>; data?: Set<number> }>;
+
+/** The program's dependency cuts, per thread (undefined where it has none). */
+function cutsOf(prog: Program): (CutsAt | undefined)[] | undefined {
+  if (!prog.threads.some((th) => th.depCuts?.length)) return undefined;
+  return prog.threads.map((th) => {
+    if (!th.depCuts?.length) return undefined;
+    const at: CutsAt = new Map();
+    for (const c of th.depCuts) {
+      let reads = at.get(c.access);
+      if (!reads) at.set(c.access, (reads = {}));
+      (reads[c.kind] ??= new Set()).add(c.read);
+    }
+    return at;
+  });
 }
 
 /** Ids below it pair into one number exactly (2 * 26 bits). */

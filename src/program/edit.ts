@@ -4,7 +4,7 @@
 // another of the table (a stronger or weaker ordering of the same operation).
 
 import { effectOf } from '../events/primitives.js';
-import type { Instr, Program } from './program.js';
+import type { DependencyCut, Instr, Program } from './program.js';
 
 /** One change to a program, at an instruction of a thread. */
 export type Edit =
@@ -20,7 +20,12 @@ export type Edit =
   /** Remove instruction pc (a fence). */
   | { op: 'remove'; thread: number; pc: number }
   /** Branch pc gives no control dependency (Instr branch's nodep): the dependency cut, values and paths unchanged. */
-  | { op: 'cut-ctrl'; thread: number; pc: number };
+  | { op: 'cut-ctrl'; thread: number; pc: number }
+  /**
+   * The model is given no `kind` dependency from the read at instruction
+   * `read` to the access at `access` (Thread.depCuts): values and paths unchanged.
+   */
+  | { op: 'cut-dep'; thread: number; kind: DependencyCut['kind']; read: number; access: number };
 
 /**
  * Applies edits given against the original program's instruction numbers:
@@ -31,11 +36,12 @@ export function applyEdits(prog: Program, edits: readonly Edit[]): Program {
   let p = prog;
   for (const e of edits) if (e.op === 'replace') p = replaceAt(p, e.thread, e.pc, e.name);
   for (const e of edits) if (e.op === 'cut-ctrl') p = cutControlAt(p, e.thread, e.pc);
+  for (const e of edits) if (e.op === 'cut-dep') p = cutDependency(p, e.thread, { kind: e.kind, read: e.read, access: e.access });
   // Where each edit changes the code: an insertion after pc at pc + 1. At
   // one index, the fence every path runs goes in first, so that the one on
   // the fall-through path comes before it.
-  const at = (e: Edit) => (e.op === 'insert-fence' ? e.pc + 1 : e.pc);
-  const moving = edits.filter((e) => e.op !== 'replace' && e.op !== 'cut-ctrl').sort((a, b) => a.thread - b.thread || at(b) - at(a) || Number(b.op === 'insert-fence-before') - Number(a.op === 'insert-fence-before'));
+  const at = (e: Edit) => (e.op === 'insert-fence' ? e.pc + 1 : e.op === 'cut-dep' ? e.access : e.pc);
+  const moving = edits.filter((e) => e.op !== 'replace' && e.op !== 'cut-ctrl' && e.op !== 'cut-dep').sort((a, b) => a.thread - b.thread || at(b) - at(a) || Number(b.op === 'insert-fence-before') - Number(a.op === 'insert-fence-before'));
   for (const e of moving) {
     if (e.op === 'insert-fence') p = insertFence(p, e.thread, e.pc, e.name);
     else if (e.op === 'insert-fence-before') p = insertFenceBefore(p, e.thread, e.pc, e.name);
@@ -51,7 +57,7 @@ export function insertFence(prog: Program, thread: number, afterPc: number, fenc
   return editThread(prog, thread, afterPc + 1, +1, (code, th) => {
     const pos = (th.code[afterPc] as { pos?: { line: number; col: number } }).pos ?? { line: 0, col: 0 };
     code.splice(afterPc + 1, 0, { op: 'prim', prim, name: fenceName, dst: -1, addr: { k: 'const', v: 0 }, args: [], pos });
-  });
+  }, afterPc + 1);
 }
 
 /** The fence before instruction pc, on every path to it (jumps to pc now reach the fence). */
@@ -61,7 +67,7 @@ export function insertFenceBefore(prog: Program, thread: number, pc: number, fen
     const next = th.code.slice(pc).find((i): i is Extract<Instr, { op: 'prim' }> => i.op === 'prim');
     const pos = next?.pos ?? { line: 0, col: 0 };
     code.splice(pc, 0, { op: 'prim', prim, name: fenceName, dst: -1, addr: { k: 'const', v: 0 }, args: [], pos });
-  });
+  }, pc);
 }
 
 function fencePrim(prog: Program, fenceName: string) {
@@ -73,7 +79,7 @@ function fencePrim(prog: Program, fenceName: string) {
 export function removeAt(prog: Program, thread: number, pc: number): Program {
   return editThread(prog, thread, pc + 1, -1, (code) => {
     code.splice(pc, 1);
-  });
+  }, pc);
 }
 
 /** Branch pc with its control dependency cut (see Edit cut-ctrl). */
@@ -83,6 +89,15 @@ export function cutControlAt(prog: Program, thread: number, pc: number): Program
     if (ins.op !== 'branch') throw new Error(`instruction ${pc} of P${thread} is not a branch`);
     code[pc] = { ...ins, nodep: true };
   });
+}
+
+/** The program with the model given no such dependency (see Edit cut-dep). */
+export function cutDependency(prog: Program, thread: number, cut: DependencyCut): Program {
+  const th = prog.threads[thread];
+  const read = th?.code[cut.read];
+  const access = th?.code[cut.access];
+  if (read?.op !== 'prim' || access?.op !== 'prim') throw new Error(`instructions ${cut.read} and ${cut.access} of P${thread} are not both primitives`);
+  return { ...prog, threads: prog.threads.map((t) => (t.index === thread ? { ...t, depCuts: [...(t.depCuts ?? []), cut] } : t)) };
 }
 
 export function replaceAt(prog: Program, thread: number, pc: number, name: string): Program {
@@ -97,7 +112,8 @@ export function replaceAt(prog: Program, thread: number, pc: number, name: strin
 
 /**
  * A copy of the program whose thread's code is changed by `change`; jump
- * targets at or after `from` move by `shift`.
+ * targets at or after `from` move by `shift`. `spliced`: where `change`
+ * inserts (shift +1) or removes (shift -1) an instruction.
  */
 function editThread(
   prog: Program,
@@ -105,6 +121,7 @@ function editThread(
   from: number,
   shift: number,
   change: (code: Instr[], th: Program['threads'][number]) => void,
+  spliced = from,
 ): Program {
   const moved = (target: number) => (target >= from ? target + shift : target);
   const threads = prog.threads.map((th) => {
@@ -115,7 +132,14 @@ function editThread(
       return ins;
     });
     change(code, th);
-    return { ...th, code };
+    if (!th.depCuts || shift === 0) return { ...th, code };
+    // A cut names instructions, which move with the code (not as jump
+    // targets do: a fence inserted before pc takes pc's jumps, not its
+    // place); one naming an instruction removed goes with it.
+    const place = (i: number) => (shift > 0 ? (i >= spliced ? i + 1 : i) : i > spliced ? i - 1 : i);
+    const gone = shift < 0 ? spliced : -1;
+    const depCuts = th.depCuts.filter((c) => c.read !== gone && c.access !== gone).map((c) => ({ ...c, read: place(c.read), access: place(c.access) }));
+    return { ...th, code, depCuts };
   });
   return { ...prog, threads };
 }

@@ -137,6 +137,20 @@ export interface Thread {
   paramRegs: number[];
   /** Its loops, by the index their `head` and back `jump` name (none where waits are unrolled: Program.waits). */
   loops: LoopInfo[];
+  /**
+   * Dependencies the model is not given (litmus audit's copy with an
+   * address or data dependency cut): the explorer runs the same code, with
+   * the same values and paths, and the execution the model judges has no
+   * such edge from the events of instruction `read` to those of `access`.
+   */
+  depCuts?: readonly DependencyCut[];
+}
+
+/** An address or data dependency from the read at instruction `read` to the access at `access`, cut (Thread.depCuts). */
+export interface DependencyCut {
+  kind: 'addr' | 'data';
+  read: number;
+  access: number;
 }
 
 /**

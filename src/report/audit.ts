@@ -5,9 +5,10 @@
 // an acquire or release to its ONCE form, a fully ordered RMW to its relaxed
 // form; an RCU, SRCU or spinlock critical section removed; a control
 // dependency cut: the same code with the model given no dependency from that
-// branch; the forms come from the primitive table) and the test is checked
-// again under the same
-// model and limits. A device is load-bearing when some weakening of it makes the
+// branch; an address or data dependency cut: the same code, values and
+// paths, the model given no such dependency from that read to that access;
+// the forms come from the primitive table) and the test is checked again
+// under the same model and limits. A device is load-bearing when some weakening of it makes the
 // condition reachable. A test with waits whose every wait terminates is
 // weighed by liveness too: a device is load-bearing when some weakening of it
 // lets a thread wait forever (src/explore/liveness.ts). For a suite (tests
@@ -26,7 +27,7 @@ import type { Limits } from './fixes.js';
 export interface Device {
   thread: number;
   pc: number;
-  /** The primitive as written (e.g. smp_load_acquire, test_bit_acquire, smp_rmb), or `ctrl` for a control dependency. */
+  /** The primitive as written (e.g. smp_load_acquire, test_bit_acquire, smp_rmb), or `ctrl`, `addr`, `data` for a dependency (pc: its branch, or its access). */
   name: string;
   line?: number;
   /** Where it is, as traces name places (`cur.ts:8` in a suite); the line number when not given. */
@@ -141,15 +142,30 @@ export function weakenings(prog: Program, names: SourceNamer = linesNamer([])): 
       if (!relaxed) return;
       out.push({ device, to: def === ins.name ? relaxed : `${relaxed} semantics`, edits: [{ op: 'replace', thread: th.index, pc, name: relaxed }] });
     });
+    // A dependency from a read to an access: the two calls, or their line where it holds both.
+    const between = (read: PrimInstr, on: PrimInstr) =>
+      read.pos && on.pos && read.pos.line === on.pos.line && names.text(read.pos) === names.text(on.pos) ? sourceOf(on) : `${callOf(sourceOf(read))} → ${callOf(sourceOf(on))}`;
     // Control dependencies: a branch on a value read, cut (the same values and paths, no dependency for the model).
     for (const dep of controlDependencies(th.code)) {
       const read = th.code[dep.read] as PrimInstr;
       const on = th.code[dep.access] as PrimInstr;
       const place = on.pos && names.where?.(on.pos);
       out.push({
-        device: { thread: th.index, pc: dep.branch, name: 'ctrl', line: on.pos?.line, ...(place ? { place } : {}), source: `control dependency: ${read.pos && on.pos && read.pos.line === on.pos.line && names.text(read.pos) === names.text(on.pos) ? sourceOf(on) : `${callOf(sourceOf(read))} → ${callOf(sourceOf(on))}`}` },
+        device: { thread: th.index, pc: dep.branch, name: 'ctrl', line: on.pos?.line, ...(place ? { place } : {}), source: `control dependency: ${between(read, on)}` },
         to: '(dependency cut)',
         edits: [{ op: 'cut-ctrl', thread: th.index, pc: dep.branch }],
+      });
+    }
+    // Address and data dependencies: cut for the model alone (the explorer's values and paths stay as they are).
+    for (const dep of accessDependencies(th.code)) {
+      const read = th.code[dep.read] as PrimInstr;
+      const on = th.code[dep.access] as PrimInstr;
+      const place = on.pos && names.where?.(on.pos);
+      const what = dep.kind === 'addr' ? 'address' : 'data';
+      out.push({
+        device: { thread: th.index, pc: dep.access, name: dep.kind, line: on.pos?.line, ...(place ? { place } : {}), source: `${what} dependency: ${between(read, on)}` },
+        to: '(dependency cut)',
+        edits: [{ op: 'cut-dep', thread: th.index, kind: dep.kind, read: dep.read, access: dep.access }],
       });
     }
     for (const [lock, unlock] of sections(th.code)) {
@@ -196,9 +212,61 @@ interface ControlDependency {
  * device of the code.
  */
 function controlDependencies(code: readonly Instr[]): ControlDependency[] {
-  // Which reads each register's value may come from, on any path.
+  const from = readsInto(code);
+  const out: ControlDependency[] = [];
+  code.forEach((ins, pc) => {
+    if (ins.op !== 'branch') return;
+    const reads = readsOf(from, ins.cond);
+    if (reads.length === 0) return;
+    const access = code.findIndex((i, k) => k > pc && i.op === 'prim' && effectOf(i.prim).object === 'memory');
+    if (access < 0) return;
+    const at = (code[access] as PrimInstr).pos;
+    const read = reads.find((r) => !samePos((code[r] as PrimInstr).pos, at));
+    if (read === undefined) return;
+    out.push({ branch: pc, read, access });
+  });
+  return out;
+}
+
+/** An address or data dependency of the code: the access at `access` computes its address, or the value it writes, from the read at `read`. */
+interface AccessDependency {
+  kind: 'addr' | 'data';
+  read: number;
+  access: number;
+}
+
+/**
+ * The thread's address and data dependencies: each memory access whose
+ * address, or whose written value (an argument the primitive writes,
+ * Effect.dataArgs), uses a register holding a value read (through any
+ * computation), with each read it may come from; a read of the access's
+ * own call (a lowered primitive's expansion) is the call's, not a device.
+ */
+function accessDependencies(code: readonly Instr[]): AccessDependency[] {
+  const from = readsInto(code);
+  const out: AccessDependency[] = [];
+  code.forEach((ins, pc) => {
+    if (ins.op !== 'prim') return;
+    const e = effectOf(ins.prim);
+    if (e.object !== 'memory') return;
+    const own = (r: number) => r === pc || samePos((code[r] as PrimInstr).pos, ins.pos);
+    for (const read of readsOf(from, ins.addr)) if (!own(read)) out.push({ kind: 'addr', read, access: pc });
+    if (!e.writes) return;
+    const data = [...new Set(e.dataArgs.flatMap((i) => readsOf(from, ins.args[i])))].sort((a, b) => a - b);
+    for (const read of data) if (!own(read)) out.push({ kind: 'data', read, access: pc });
+  });
+  return out;
+}
+
+const regsOf = (e: PureExpr): number[] => (e.k === 'reg' ? [e.r] : e.k === 'un' ? regsOf(e.a) : e.k === 'bin' ? [...regsOf(e.a), ...regsOf(e.b)] : []);
+
+/** The reads (instructions) an expression's value may come from, in code order. */
+const readsOf = (from: ReadonlyMap<number, ReadonlySet<number>>, e: PureExpr): number[] =>
+  [...new Set(regsOf(e).flatMap((r) => [...(from.get(r) ?? [])]))].sort((a, b) => a - b);
+
+/** Which reads (instructions) each register's value may come from, on any path, through any computation. */
+function readsInto(code: readonly Instr[]): Map<number, Set<number>> {
   const from = new Map<number, Set<number>>();
-  const regsOf = (e: PureExpr): number[] => (e.k === 'reg' ? [e.r] : e.k === 'un' ? regsOf(e.a) : e.k === 'bin' ? [...regsOf(e.a), ...regsOf(e.b)] : []);
   for (let changed = true; changed; ) {
     changed = false;
     const add = (r: number, pcs: Iterable<number>) => {
@@ -214,19 +282,7 @@ function controlDependencies(code: readonly Instr[]): ControlDependency[] {
       else if (ins.op === 'set') for (const r of regsOf(ins.e)) add(ins.dst, from.get(r) ?? []);
     });
   }
-  const out: ControlDependency[] = [];
-  code.forEach((ins, pc) => {
-    if (ins.op !== 'branch') return;
-    const reads = [...new Set(regsOf(ins.cond).flatMap((r) => [...(from.get(r) ?? [])]))].sort((a, b) => a - b);
-    if (reads.length === 0) return;
-    const access = code.findIndex((i, k) => k > pc && i.op === 'prim' && effectOf(i.prim).object === 'memory');
-    if (access < 0) return;
-    const at = (code[access] as PrimInstr).pos;
-    const read = reads.find((r) => !samePos((code[r] as PrimInstr).pos, at));
-    if (read === undefined) return;
-    out.push({ branch: pc, read, access });
-  });
-  return out;
+  return from;
 }
 
 /** A line of code as a call: `r0 = READ_ONCE(*x);` is READ_ONCE(*x). */
