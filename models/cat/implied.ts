@@ -15,13 +15,24 @@
 // relation contains; a difference only when it takes away the identity
 // from relations that have no pair (e, e) in litmus's events (a read is
 // never also a write). Anything else is taken to contain nothing, which
-// only ever proves less. The bound is over herd's base relations, which
-// leave lock operations out (models/cat/builtins.ts), so it speaks for a
-// program without spinlocks only: there, the explorer's accesses are
-// exactly the base relations' events.
+// only ever proves less.
+//
+// The bound is over herd's base relations, which leave lock operations out
+// (models/cat/builtins.ts). So it speaks for the locations no lock
+// operation accesses (coherenceJudgedAt): there, every event is an access
+// of herd's, reading from writes of that location only, so the explorer's
+// edges at that location (po between accesses of a thread, rf, co, fr to
+// the next write in co, and an RMW's read and write) are the base
+// relations' (po & loc, rf, co, rf^-1 ; co, rmw) restricted to it, and the
+// filter's cycle or broken RMW there is one of the terms the checks
+// contain. At the locations of locks (lock.cat's own rf and co, made of
+// lock events the base relations do not have) the model judges coherence
+// itself: the explorer keeps those candidates.
 
 import type { CatExpr } from './ast.js';
 import type { CompiledCat } from './compile.js';
+import { effectOf } from '../../src/events/primitives.js';
+import { evalPure, locationOf, pureRegs, type Program } from '../../src/program/program.js';
 
 /** A relation of base names, written canonically (so that equal relations compare equal as strings). */
 type Term = string;
@@ -67,6 +78,28 @@ export function impliesCoherence(cat: CompiledCat, skipChecks: ReadonlySet<strin
     if (terms.has(ATOMICITY)) atomicity = true;
   }
   return coherence && atomicity;
+}
+
+/**
+ * Where a model whose checks imply coherence (impliesCoherence) still
+ * judges it itself for program p (Model.judgesCoherence): nowhere in a
+ * program without spinlocks; the locations its lock operations access;
+ * everywhere when the address of some lock operation is computed (the
+ * locations of locks are then not known before the run).
+ */
+export function coherenceJudgedAt(p: Program): ReadonlySet<number> | boolean {
+  const locks = new Set<number>();
+  for (const th of p.threads) {
+    const params = new Set(th.paramRegs);
+    for (const ins of th.code) {
+      if (ins.op !== 'prim' || effectOf(ins.prim).object !== 'spinlock') continue;
+      if (!pureRegs(ins.addr).every((r) => params.has(r))) return true;
+      const loc = locationOf(p, evalPure(ins.addr, th.initRegs));
+      if (loc < 0) return true;
+      locks.add(loc);
+    }
+  }
+  return locks.size === 0 ? false : locks;
 }
 
 /** The lower bounds of a model's definitions, each computed once. */

@@ -41,7 +41,7 @@ import { lockOrdersOf } from './derive-lock-order.js';
 import { mayCycleThroughOf } from './derive-load-buffering.js';
 import { latestReadKeepsConsistency as deriveLatestRead } from './derive-latest-read.js';
 import { prefixSafeChecks } from './monotone.js';
-import { impliesCoherence } from './implied.js';
+import { coherenceJudgedAt, impliesCoherence } from './implied.js';
 import { fileSource, readModelText, type ModelFiles } from './files.js';
 import { ModelError } from './lexer.js';
 import { Explainer, type ExplainSource } from './explain.js';
@@ -230,8 +230,9 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
     mayCycleThrough: (reads, p) => (mayCycle ??= mayCycleThroughOf(compiled, variants, opts.skipChecks, coherenceImplied))(reads, p),
     lockOrders: (a, b, p) => (lockOrders ??= lockOrdersOf(compiled, variants, opts.skipChecks, coherenceImplied))(a, b, p),
     // Coherence and atomicity are this model's to judge (the explorer then builds incoherent candidates
-    // too), unless its own checks reject every candidate the explorer's filter drops (models/cat/implied.ts).
-    judgesCoherence: (p: Program) => usesSpinlocks(p) || !coherenceImplied,
+    // too), unless its own checks reject every candidate the explorer's filter drops (models/cat/implied.ts):
+    // then only at the locations of locks.
+    judgesCoherence: (p: Program) => !coherenceImplied || coherenceJudgedAt(p),
     refuses: legacy ? legacyRefusal : undefined,
     prefixSafeFor,
     shortcutCounts: counts,

@@ -54,7 +54,7 @@ export function coherentRead(s: ExploreState, r: Event): boolean {
  * cycle goes through either. Atomicity only changes for w's own RMW.
  */
 export function coherentAppend(s: ExploreState, w: Event, lkr?: Event): boolean {
-  if (s.opts.keepIncoherent) return true;
+  if (keepsIncoherent(s, w.loc)) return true;
   const list = s.co[w.loc];
   const at = list.length - 1;
   const simple = list[at] === w.id && lastOfThreadAt(s, w) && unread(s, w) &&
@@ -67,6 +67,12 @@ export function coherentAppend(s: ExploreState, w: Event, lkr?: Event): boolean 
     if (s.events[list[j]].thread !== w.thread) return false;
   }
   return true;
+}
+
+/** Whether the model judges coherence and atomicity at loc itself (ExploreOptions.keepIncoherent). */
+function keepsIncoherent(s: ExploreState, loc: number): boolean {
+  const k = s.opts.keepIncoherent;
+  return k === true || (k !== undefined && k !== false && k.has(loc));
 }
 
 /** Whether no access of e's thread at e's location was made after e. */
@@ -90,7 +96,7 @@ function unread(s: ExploreState, w: Event): boolean {
  * location, over what is decided so far.
  */
 export function coherentAt(s: ExploreState, loc: number): boolean {
-  if (s.opts.keepIncoherent) return true;
+  if (keepsIncoherent(s, loc)) return true;
   const ids = s.byLoc[loc];
   const list = s.co[loc];
   const n = ids.length;

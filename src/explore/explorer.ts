@@ -48,9 +48,10 @@ export interface ExploreOptions {
   keepWitnesses?: boolean | 'all';
   /**
    * Build incoherent candidates too, leaving coherence and atomicity to the
-   * model's final judgement (for finding forbidden candidates to explain).
+   * model's final judgement (for finding forbidden candidates to explain);
+   * a set: at those locations only (Model.judgesCoherence).
    */
-  keepIncoherent?: boolean;
+  keepIncoherent?: boolean | ReadonlySet<number>;
   /** Stop once this many consistent executions satisfy the condition (herd7's -nshow N with -show prop). */
   stopAfterPositive?: number;
   /** Called with the forbidden candidate kept (see keepWitnesses); may throw to stop the exploration. */
@@ -194,7 +195,8 @@ function writesAtComputedAddress(prog: Program): boolean {
 }
 
 function exploreOnce(prog: Program, model: Model, given: ExploreOptions): ExploreResult {
-  const opts = model.judgesCoherence?.(prog) ? { ...given, keepIncoherent: true } : given;
+  const judged = given.keepIncoherent === true ? true : (model.judgesCoherence?.(prog) ?? false);
+  const opts = judged === false ? given : { ...given, keepIncoherent: judged };
   const s = newState(prog, model, opts);
   prog.locations.forEach((_, loc) => {
     const e = newEvent(s, -1, null, { kind: 'W', loc, value: prog.initValues[loc], annot: 'ONCE' });

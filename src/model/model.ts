@@ -64,9 +64,11 @@ export interface Model {
    * The explorer keeps only coherent, atomic candidates (po-loc | com
    * acyclic, RMWs atomic) unless the model says it judges that itself for
    * the program at hand: a model read from files may allow what those
-   * axioms forbid.
+   * axioms forbid. A set: the locations (indexes) where the model judges
+   * them itself; the explorer's filter drops candidates incoherent at the
+   * others.
    */
-  judgesCoherence?(p: Program): boolean;
+  judgesCoherence?(p: Program): boolean | ReadonlySet<number>;
   /**
    * Why the model cannot judge this program at all, where it says so (a
    * model read from files without the variant lkmmv2, for which herd7
