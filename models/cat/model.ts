@@ -8,7 +8,9 @@
 // acyclic check's relation is dropped), the lock order of critical
 // sections (Model.lockOrders, models/cat/derive-lock-order.ts: b before a
 // closes a cycle of an acyclic check's relation), the reads that need no
-// prefix check (models/cat/derive-latest-read.ts). Partial
+// prefix check (models/cat/derive-latest-read.ts), the sources a read may
+// not take because its read-side section would straddle a grace period
+// (Model.forbiddenSources, models/cat/derive-rcu-reads.ts). Partial
 // executions are judged by the checks that can only grow as the execution
 // is built (models/cat/monotone.ts decides which, from the definitions).
 // A candidate (or partial execution) that is an interleaving of the
@@ -42,6 +44,7 @@ import { mayCycleThroughOf } from './derive-load-buffering.js';
 import { latestReadKeepsConsistency as deriveLatestRead } from './derive-latest-read.js';
 import { prefixSafeChecks } from './monotone.js';
 import { coherenceJudgedAt, impliesCoherence } from './implied.js';
+import { deriveSectionRule, sectionForbiddenSources, type SectionRule } from './derive-rcu-reads.js';
 import { fileSource, readModelText, type ModelFiles } from './files.js';
 import { ModelError } from './lexer.js';
 import { Explainer, type ExplainSource } from './explain.js';
@@ -173,6 +176,13 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
     rules.set(x.structure, rule);
     return rule;
   };
+  // Per absent-set key: the checks a part of an execution proves failed, for sources forbidden at a read (models/cat/derive-rcu-reads.ts).
+  const sectionRules = new Map<string, SectionRule | undefined>();
+  const sectionRuleOf = (p: Program) => {
+    const a = absent(p);
+    if (!sectionRules.has(a.key)) sectionRules.set(a.key, deriveSectionRule(compiled, a.sets, opts.skipChecks));
+    return sectionRules.get(a.key);
+  };
   // Derived when the explorer first asks (from the checks, a few ms).
   let lockOrders: ((a: Event, b: Event, p?: Program) => boolean) | undefined;
   let mayCycle: ((reads: readonly WaitingRead[], p?: Program) => boolean) | undefined;
@@ -244,6 +254,11 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
       return known;
     },
     judgeSkipping: (x, prefix, skip) => judgeSkipping(x, prefix, skip),
+    // A read whose source would have a read-side section straddle a grace period, by the model's own checks on a part of the execution.
+    forbiddenSources(p: Program) {
+      const rule = sectionRuleOf(p);
+      return rule && sectionForbiddenSources(p, rule, (x, skip) => judgeSkipping(x, false, skip));
+    },
     check(x: Execution, o?: { prefix?: boolean; axiomsOnly?: boolean }): Verdict {
       // A prefix is judged only by the checks that can only grow with it (models/cat/monotone.ts).
       if (o?.prefix && prefixSafeFor(x.program).size === 0) return { consistent: true, flags: [] };

@@ -23,7 +23,7 @@
 // names as stable (growing): by induction on the iterations, each iterate
 // on a prefix is the completion's restricted (contained in it), so the
 // limits are too. One recursive definition that takes differences of what
-// it computes is read by a lemma (nestingMatch): the matching of nested
+// it computes is read by a lemma (nestingMarkers): the matching of nested
 // markers, as the kernel's bell pairs rcu_read_lock() with
 // rcu_read_unlock(), is stable.
 // A non-negated acyclic, irreflexive or empty check over a stable or
@@ -168,7 +168,7 @@ class Analysis {
       return this.expr(e.body, inner);
     }
     if (e.bindings.some((b) => b.pattern.kind !== 'var')) return ANY;
-    if (nestingMatch(e, (x) => this.expr(x, locals))) return STABLE_INTRA;
+    if (nestingMarkers(e, (x) => this.expr(x, locals).level === 0)) return STABLE_INTRA;
     for (const level of [0, 1] as const) {
       const assumed: Info = { level, intra: false };
       const inner = new Map(locals);
@@ -308,7 +308,8 @@ class Analysis {
 // ------------------------------------------------------------ the nesting lemma
 
 /**
- * Whether a `let rec ... in P` is the matching of nested markers: with
+ * Whether a `let rec ... in P` is the matching of nested markers (its A
+ * and B, or undefined): with
  * its other names written out, P's binding is
  *   P = P | (([S] ; po ; [E]) \ (L ; L)),  L = [S | E] ; po ; [S | E],
  *   S = A \ domain(P),  E = B \ range(P),
@@ -322,13 +323,13 @@ class Analysis {
  * decided by the events between them in program order, which a prefix
  * holding both has: P is stable.
  */
-function nestingMatch(e: CatExpr & { kind: 'let' }, levelOf: (x: CatExpr) => Info): boolean {
-  if (e.body.kind !== 'var' || e.body.ref?.kind !== 'local') return false;
+export function nestingMarkers(e: CatExpr & { kind: 'let' }, stable: (x: CatExpr) => boolean): { open: CatExpr; close: CatExpr } | undefined {
+  if (e.body.kind !== 'var' || e.body.ref?.kind !== 'local') return undefined;
   const P = e.body.name;
   const defs = new Map<string, CatExpr>();
   for (const b of e.bindings) if (b.pattern.kind === 'var' && b.pattern.name !== null) defs.set(b.pattern.name, b.expr);
   const top = defs.get(P);
-  if (!top) return false;
+  if (!top) return undefined;
   // The binding with the other recursive names written out (a name of P's only).
   let fuel = 200;
   const inline = (x: CatExpr): CatExpr | undefined => {
@@ -369,13 +370,13 @@ function nestingMatch(e: CatExpr & { kind: 'let' }, levelOf: (x: CatExpr) => Inf
     }
   };
   const body = inline(top);
-  if (!body || body.kind !== 'binary' || body.op !== 'union' || body.args.length !== 2) return false;
+  if (!body || body.kind !== 'binary' || body.op !== 'union' || body.args.length !== 2) return undefined;
   const isP = (x: CatExpr) => x.kind === 'var' && x.ref?.kind === 'local' && x.name === P;
   const rest = isP(body.args[0]) ? body.args[1] : isP(body.args[1]) ? body.args[0] : undefined;
-  if (!rest || rest.kind !== 'binary' || rest.op !== 'diff' || rest.args.length !== 2) return false;
+  if (!rest || rest.kind !== 'binary' || rest.op !== 'diff' || rest.args.length !== 2) return undefined;
   const [pairs, loose2] = rest.args;
   const between = sectioned(pairs);
-  if (!between || !between.from || !between.to) return false;
+  if (!between || !between.from || !between.to) return undefined;
   const S = between.from;
   const E = between.to;
   const ofP = (x: CatExpr, fn: 'domain' | 'range') => {
@@ -383,16 +384,18 @@ function nestingMatch(e: CatExpr & { kind: 'let' }, levelOf: (x: CatExpr) => Inf
     const [A, d] = x.args;
     if (d.kind !== 'app' || !isBase(d.fn, fn) || !isP(d.arg)) return undefined;
     // A stable set that does not read P.
-    return !mentions(A, P) && levelOf(A).level === 0 ? A : undefined;
+    return !mentions(A, P) && stable(A) ? A : undefined;
   };
-  if (!ofP(S, 'domain') || !ofP(E, 'range')) return false;
-  if (loose2.kind !== 'binary' || loose2.op !== 'seq' || loose2.args.length !== 6) return false;
+  const open = ofP(S, 'domain');
+  const close = ofP(E, 'range');
+  if (!open || !close) return undefined;
+  if (loose2.kind !== 'binary' || loose2.op !== 'seq' || loose2.args.length !== 6) return undefined;
   const L1 = sectioned({ ...loose2, args: loose2.args.slice(0, 3) });
   const L2 = sectioned({ ...loose2, args: loose2.args.slice(3) });
   const isSE = (u: CatExpr | undefined) =>
     u !== undefined && u.kind === 'binary' && u.op === 'union' && u.args.length === 2 &&
     ((same(u.args[0], S) && same(u.args[1], E)) || (same(u.args[0], E) && same(u.args[1], S)));
-  return [L1?.from, L1?.to, L2?.from, L2?.to].every(isSE);
+  return [L1?.from, L1?.to, L2?.from, L2?.to].every(isSE) ? { open, close } : undefined;
 }
 
 /** [X] ; po ; [Y] as X and Y. */
