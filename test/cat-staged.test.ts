@@ -250,3 +250,26 @@ describe('the three ways of judging a candidate agree on a model of the user\'s 
     expect(await compare(files, [...smallFamilies(), ...progs])).toBeGreaterThan(100);
   }, 300_000);
 });
+
+describe('structures of one shape share their staged model', () => {
+  // Two tests whose events differ only in the values written (and whose conditions differ): one staging serves both.
+  const mp = (v: number, cond: string) => `C MP-${v}
+{}
+P0(int *x, int *y) { WRITE_ONCE(*x, ${v}); smp_store_release(y, 1); }
+P1(int *x, int *y) { int r0; int r1; r0 = smp_load_acquire(y); r1 = READ_ONCE(*x); }
+exists (${cond})
+`;
+  it("staged once for both tests, with the evaluator's answers", () => {
+    const texts = [mp(1, '1:r0=1 /\\ 1:r1=0'), mp(2, '1:r0=1 /\\ 1:r1=2')];
+    const [graph, evaluator] = (['graph', 'evaluator'] as JudgeTier[]).map((tier) => compileModelFiles(modelTextFiles('lkmm'), { tier }));
+    const answers = (m: CatModel) => texts.map((t) => { const r = checkSource(t, { model: m }); return `${r.positive} ${r.negative}`; });
+    expect(answers(graph)).toEqual(answers(evaluator));
+    // Never: the acquire reads the release.
+    expect(answers(graph)[0]).toMatch(/^0 [1-9]/);
+    expect(graph.stagings.structures).toBeGreaterThan(1);
+    expect(graph.stagings.staged).toBe(1);
+    // Another shape (the release made a plain write) is staged on its own.
+    checkSource(mp(1, '1:r0=1 /\\ 1:r1=0').replace('smp_store_release(y, 1)', 'WRITE_ONCE(*y, 1)'), { model: graph });
+    expect(graph.stagings.staged).toBe(2);
+  });
+});

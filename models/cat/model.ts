@@ -63,6 +63,10 @@ export interface CatModel extends Model {
   holds(x: Execution, name: string, a: number, b: number): boolean;
   /** How often the derived shortcuts were taken (for tests and the bench): candidates and prefixes judged with checks skipped. */
   readonly shortcutCounts: { rules: number; interleavings: number; always: number };
+  /** How many event structures were given a staged judge, and how many times the model was staged for them (structures of one shape share one: stagedKey). */
+  readonly stagings: { structures: number; staged: number };
+  /** Drops the staged models kept by shape of structure (the start-up snapshot need not keep its warm-up's: src/cli/herd7-snapshot.ts). */
+  forgetShapes(): void;
   /**
    * Judges a candidate (a prefix: `prefix`) without the top-level
    * instructions in `skip` (checks and withs, by index into compiled.instrs),
@@ -190,13 +194,30 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
   const explainerOf = (x: Execution) => new Explainer(explainSource, x, runOf(x).valuesOf(x, { lenient: true }));
   // Each structure's staged model and its generated judge (models/cat/stage.ts, generate.ts), or null
   // where the model cannot be staged (the evaluator judges those candidates).
+  // Structures of the same events (another test's, or the same test's again: stagedKey) share them: a model
+  // is staged once per shape of structure, not once per structure.
   const compiler = new JudgeCompiler();
   const judges = new WeakMap<object, StructureJudge | null>();
+  const byShape = new Map<string, StructureJudge | null>();
+  const stagings = { structures: 0, staged: 0 };
   const judgeOf = (x: Execution) => {
     let j = judges.get(x.structure);
     if (j === undefined) {
-      const staged = tier === 'evaluator' ? undefined : runOf(x).stage(x);
-      j = !staged || staged instanceof Unsupported ? null : structureJudge(staged, tieredJudge(compiler, staged, prefixSafeFor(x.program), observedLocations(x.program), tier));
+      stagings.structures++;
+      const safe = prefixSafeFor(x.program);
+      const observed = observedLocations(x.program);
+      const key = tier === 'evaluator' ? undefined : stagedKey(x, safe, observed);
+      j = key === undefined ? undefined : byShape.get(key);
+      if (j === undefined) {
+        if (key !== undefined) stagings.staged++;
+        const staged = key === undefined ? undefined : runOf(x).stage(x);
+        j = !staged || staged instanceof Unsupported ? null : structureJudge(staged, tieredJudge(compiler, staged, safe, observed, tier));
+        if (key !== undefined) {
+          // The shape staged longest ago goes first.
+          if (byShape.size >= MAX_SHAPES) byShape.delete(byShape.keys().next().value!);
+          byShape.set(key, j);
+        }
+      }
       judges.set(x.structure, j);
     }
     return j;
@@ -246,6 +267,8 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
     refuses: legacy ? legacyRefusal : undefined,
     prefixSafeFor,
     shortcutCounts: counts,
+    stagings,
+    forgetShapes: () => byShape.clear(),
     // A read of the last write, its thread's last event, gains no edge a prefix check can see (models/cat/derive-latest-read.ts).
     latestReadKeepsConsistency: (p: Program) => {
       const a = absent(p);
@@ -374,6 +397,28 @@ function tieredJudge(compiler: JudgeCompiler, staged: StagedModel, safe: Readonl
     },
     flags: () => current.flags(),
   };
+}
+
+/** How many shapes of structure a model keeps staged (past it, the one staged longest ago is dropped; each holds its graph's constants and its judge). */
+const MAX_SHAPES = 256;
+
+/**
+ * What a structure's staged model and judge are made from, as a string: two
+ * structures with the same key stage to the same model. Staging reads the
+ * structure's static base values (models/cat/builtins.ts staticBase: built by
+ * src/model/execution.ts buildStructure from each event's kind, thread,
+ * place in program order, location, annotation, fence, lock and SRCU kind,
+ * RMW partner and dependencies), the kind, location, thread, place and lock
+ * kind of events (a with's choices), and nothing else of the events (their
+ * values are the candidate's); the judge also reads which checks judge
+ * prefixes and the locations FW holds.
+ */
+function stagedKey(x: Execution, safe: ReadonlySet<number>, observed: readonly number[]): string {
+  const parts: string[] = [`${x.n}`, [...safe].join(','), observed.join(',')];
+  for (const e of x.events) {
+    parts.push(`${e.kind},${e.thread},${e.poIndex},${e.loc},${e.annot},${e.fence ?? ''},${e.lock ?? ''},${e.srcu ?? ''},${e.isRmw ? 1 : 0},${e.rmwPartner},${e.addrDeps.toString(36)},${e.dataDeps.toString(36)},${e.ctrlDeps.toString(36)}`);
+  }
+  return parts.join(';');
 }
 
 /** The locations whose final writes herd's FW holds: those the final state shows. */

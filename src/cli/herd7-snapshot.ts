@@ -11,7 +11,7 @@ import { herd7Main } from './herd7.js';
 import { checkOne } from './herd7-test.js';
 import { defaultHerdOptions } from './herd7-args.js';
 import { filesSpec, getModel } from '../../models/index.js';
-import { fingerprintOfFiles } from '../../models/cat/model.js';
+import { fingerprintOfFiles, type CatModel } from '../../models/cat/model.js';
 import { filesOfConf } from '../../models/cat/files.js';
 import { loadCompiled, modelKey } from '../../models/cat/cache.js';
 
@@ -43,6 +43,8 @@ export async function warmUp(tests: string, models: string): Promise<void> {
     // As `litmus history` runs a test under --conf: the built-in primitives (the text has no macros line).
     const opts = { ...defaultHerdOptions(), model: spec };
     for (const f of files) checkOne(f, opts, new Map(), { model });
+    // The staged models it shares between structures of one shape would be in the snapshot (megabytes to read at every start).
+    if ('forgetShapes' in model) (model as CatModel).forgetShapes();
     const known = fingerprintOfFiles(modelFiles);
     if (known) loadCompiled(modelKey(known.fingerprint, known.files));
   } finally {
