@@ -1,7 +1,8 @@
 // Generated programs with the shapes where the explorer's shortcuts go
 // wrong, for comparing pruned with unpruned runs (test/shortcuts.test.ts):
 // acquire, RMW (xchg, cmpxchg) and lock reads followed by plain and marked
-// writes in load-buffering rings; spin_lock / spin_trylock /
+// writes in load-buffering rings, and writes where no read of the ring
+// waits; spin_lock / spin_trylock /
 // spin_is_locked triads with a lock never released; RCU and SRCU read-side
 // critical sections open, nested and closed on one path; plain accesses
 // racing. Not a test file itself.
@@ -46,7 +47,10 @@ const rmw: fc.Arbitrary<Op> = fc.oneof(
 const copy = fc.record({ k: fc.constant('copy' as const), loc, v: val, how: fc.constantFrom('once' as const, 'plain' as const, 'release' as const) });
 const fence = fc.record({ k: fc.constant('fence' as const), f: fc.constantFrom('smp_mb' as const, 'smp_rmb' as const, 'smp_wmb' as const) });
 
-/** A strong read (acquire, an RMW, a lock) then writes, plain or marked: one thread of a load-buffering ring. */
+/** A write to any location, the ring's or one no read of the ring waits at (z in a ring of two). */
+const sideWrite = fc.record({ k: fc.constant('w' as const), loc: fc.constantFrom<Loc>('x', 'y', 'z'), v: val, how: fc.constantFrom('once' as const, 'plain' as const, 'release' as const) });
+
+/** A strong read (acquire, an RMW, a lock) then writes, plain or marked (the ring's, and maybe one elsewhere): one thread of a load-buffering ring. */
 const ringThread = (from: Loc, to: Loc): fc.Arbitrary<Op[]> =>
   fc.tuple(
     fc.constantFrom<Op>(
@@ -60,11 +64,12 @@ const ringThread = (from: Loc, to: Loc): fc.Arbitrary<Op[]> =>
     fc.option(fc.constantFrom<Op>({ k: 'fence', f: 'smp_mb' }), { freq: 3 }),
     fc.constantFrom<Op['k']>('w', 'copy'),
     fc.constantFrom<'once' | 'plain' | 'release'>('once', 'plain', 'release'),
-  ).map(([r, f, kind, how]) => {
+    fc.option(sideWrite, { freq: 2 }),
+  ).map(([r, f, kind, how, side]) => {
     const w: Op = kind === 'w' ? { k: 'w', loc: to, v: 1, how } : { k: 'copy', loc: to, v: 1, how };
     // A lock read's thread reads its location inside, then releases.
     const body: Op[] = r.k === 'lock' ? [r, { k: 'r', loc: from, how: 'once' }] : [r];
-    return [...body, ...(f ? [f] : []), w, ...(r.k === 'lock' ? [{ k: 'unlock' } as Op] : [])];
+    return [...body, ...(f ? [f] : []), w, ...(side ? [side] : []), ...(r.k === 'lock' ? [{ k: 'unlock' } as Op] : [])];
   });
 
 const ring: fc.Arbitrary<Op[][]> = fc.integer({ min: 2, max: 3 }).chain((n) =>

@@ -160,6 +160,25 @@ describe('the load-buffering shortcut derived from the checks (models/cat/derive
       expect(pruned(LB, m), name).toBeLessThan(pruned(LB, { ...m, mayCycleThrough: () => true }));
     }
   });
+  it('drops it under the LKMM text where the only writes out of order are ones no waiting read may take (another location; a lock write, which spin_lock() does not read)', () => {
+    const m = compiledModels.find(([n]) => n === 'models/text lkmm')![1];
+    // Plain writes to z after the ring's marked writes: no read of the ring waits at z.
+    const side = litmus('LBside', [
+      'r0 = smp_load_acquire(x);\n\tWRITE_ONCE(*y, 1);\n\t*z = 1;',
+      'r0 = smp_load_acquire(y);\n\tWRITE_ONCE(*x, 1);\n\t*z = 2;',
+    ], 'exists (0:r0=1 /\\ 1:r0=1)');
+    // P2 waits at spin_lock() (P1 holds the lock), P0 at y, P1 at x: P0's lock write is no source of P2's lock read.
+    const locked = litmus('LBlock', [
+      'r0 = smp_load_acquire(y);\n\tspin_lock(l);\n\tWRITE_ONCE(*x, 1);\n\tspin_unlock(l);',
+      'spin_lock(l);\n\tr0 = smp_load_acquire(x);\n\tspin_unlock(l);',
+      'spin_lock(l);\n\tWRITE_ONCE(*y, 1);\n\tspin_unlock(l);',
+    ], 'exists (0:r0=1 /\\ 1:r0=0)', { params: Array(3).fill('int *x, int *y, spinlock_t *l') });
+    for (const test of [side, locked]) {
+      expect(answer(test, m)).toBe(answer(test, withoutShortcuts(m)));
+      expect(pruned(test, m)).toBeLessThan(pruned(test, { ...m, mayCycleThrough: () => true }));
+    }
+    expect(answer(side, m)).toMatch(/^Never /);
+  });
   it('keeps it where no acyclic check holds rf between the reads and writes of the cycle', () => {
     const m = ownModel('po-only', '"po only"\ninclude "cos.cat"\nacyclic po as po-only\n');
     expect(pruned(LB, m)).toBe(pruned(LB, { ...m, mayCycleThrough: () => true }));

@@ -22,6 +22,13 @@
 // then the cycle is a cycle of A: every completion breaks the check, and
 // the deadlock is dropped. Otherwise the guess is explored (true).
 //
+// Only the writes a waiting read may take are steps of the cycle: rf is
+// within a location, so a later write whose address is fixed (a parameter
+// of its thread) and is none of the other waiting reads' addresses is read
+// by none of them, and needs neither hop; nor is a lock write read by
+// spin_lock()'s read, which the explorer builds reading the initial value
+// or an unlock only (src/explore/locks.ts, as lock.cat's rf of lock reads).
+//
 // So a plain write after an acquire read, under the LKMM's happens-before
 // ([Marked] ; (ppo | rfe | ...) ; [Marked]), is no hop of hb (a plain
 // write is not Marked): the cycle through it stays open, as herd7 says.
@@ -58,8 +65,9 @@ export function mayCycleThroughOf(
   const usable = (f1: boolean) => all.map((hops) => (f1 ? hops : hops.filter((h) => !h.F1))).filter((hops) => hops.some((h) => h.rel === 'rf' && h.scope !== 'int'));
   const byF1 = [usable(false), usable(true)];
   const f1Of = new WeakMap<Program, boolean>();
-  // Per thread, check and read (its place and location): the writes it may still do, when it is ordered before each.
-  const known = new WeakMap<Thread, Map<string, EventLike[] | null>>();
+  // Per thread, check, read (its place and location) and the other reads' addresses: the writes it may still do
+  // that one of them may take, when it is ordered before each.
+  const known = new WeakMap<Thread, Map<string, LaterWrite[] | null>>();
   return (reads, p) => {
     let f1 = false;
     if (p) {
@@ -71,13 +79,14 @@ export function mayCycleThroughOf(
     for (let k = 0; k < checks.length; k++) {
       const hops = checks[k];
       let all = true;
-      const later: EventLike[][] = [];
+      const later: LaterWrite[][] = [];
       for (const w of reads) {
-        const key = `${f1 ? 1 : 0}:${k}:${w.pc}:${w.address}`;
+        const targets = reads.filter((o) => o !== w).map((o) => o.address);
+        const key = `${f1 ? 1 : 0}:${k}:${w.pc}:${w.address}:${[...new Set(targets)].sort((a, b) => a - b).join(',')}`;
         let mine = known.get(w.thread);
         if (!mine) known.set(w.thread, (mine = new Map()));
         let ws = mine.get(key);
-        if (ws === undefined) mine.set(key, (ws = orderedBeforeLaterWrites(w, hops, coherent)));
+        if (ws === undefined) mine.set(key, (ws = orderedBeforeLaterWrites(w, hops, coherent, new Set(targets))));
         if (!ws) {
           all = false;
           break;
@@ -88,11 +97,24 @@ export function mayCycleThroughOf(
       // Each of those writes read by another waiting read: a hop of rf between threads.
       const rfHops = hops.filter((h) => h.rel === 'rf' && h.scope !== 'int');
       const forms = reads.map((o) => readForms(o.read, effectOf(o.ins.prim)));
-      const closed = reads.every((_, i) => later[i].every((wr) => forms.every((os, j) => j === i || rfHops.some((h) => holds(h.P, wr) && os.every((o) => holds(h.Q, o))))));
+      const closed = reads.every((_, i) =>
+        later[i].every((wr) => forms.every((os, j) => j === i || !mayTake(reads[j], wr) || rfHops.some((h) => holds(h.P, wr.form) && os.every((o) => holds(h.Q, o))))));
       if (closed) return false;
     }
     return true;
   };
+}
+
+/** A write a waiting read's thread may still do: one form of its event, and its address where the code fixes it. */
+interface LaterWrite {
+  form: EventLike;
+  address: number | undefined;
+}
+
+/** Whether waiting read r may take write w in some candidate (see the header: rf within a location, spin_lock()'s sources). */
+function mayTake(r: WaitingRead, w: LaterWrite): boolean {
+  if (w.address !== undefined && w.address !== r.address) return false;
+  return !(r.read.lock === 'LKR' && w.form.lock === 'LKW');
 }
 
 /** An event of one of the forms an instruction's events may take (its thread's; the rest is not read). */
@@ -138,17 +160,20 @@ interface Must {
 }
 
 /**
- * The writes the read's thread may still do (their forms), when some hop
- * orders the read before each of them on every path; null otherwise.
+ * The writes the read's thread may still do (their forms) at a location
+ * that may be one of `targets` (the other waiting reads' addresses), when
+ * some hop orders the read before each of them on every path; null
+ * otherwise.
  */
-function orderedBeforeLaterWrites(w: WaitingRead, hops: readonly Hop[], coherent: boolean): EventLike[] | null {
+function orderedBeforeLaterWrites(w: WaitingRead, hops: readonly Hop[], coherent: boolean, targets: ReadonlySet<number>): LaterWrite[] | null {
   const { read: r, thread: th, pc, ins } = w;
   const e = effectOf(ins.prim);
   const rs = readForms(r, e);
   const params = new Set(th.paramRegs);
-  // Whether an address is the read's own location whatever the registers hold.
-  const sameLocation = (a: PureExpr): boolean => pureRegs(a).every((x) => params.has(x)) && evalPure(a, th.initRegs) === w.address;
-  const writes: EventLike[] = [];
+  // The address an expression has whatever the registers hold, if it has one.
+  const fixed = (a: PureExpr): number | undefined => (pureRegs(a).every((x) => params.has(x)) ? evalPure(a, th.initRegs) : undefined);
+  const taken = (address: number | undefined) => address === undefined || targets.has(address);
+  const writes: LaterWrite[] = [];
   /** Whether some hop orders the read before a write of these forms. */
   const ordered = (forms: readonly EventLike[], at: Must, dep: { addr: boolean; data: boolean }, sameLoc: boolean): boolean =>
     hops.some((h, k) => {
@@ -172,23 +197,25 @@ function orderedBeforeLaterWrites(w: WaitingRead, hops: readonly Hop[], coherent
   for (const form of eventsOf(e)) {
     const own = form.slice(1);
     const ws = own.filter((x) => x.kind === 'W');
-    if (ws.length === 0) continue;
+    if (ws.length === 0 || !taken(w.address)) continue;
     if (!ordered(ws, start, { addr: false, data: e.dataFromRead }, true)) return null;
-    writes.push(...ws);
+    writes.push(...ws.map((form) => ({ form, address: w.address })));
   }
   // Events of its own instruction after the read count as between the read and later events.
   const after = advance(start, eventsOf(e).map((f) => f.slice(1)), hops);
   return walk(th, pc, after, hops, (instr, m, forms) => {
     const ie = effectOf(instr.prim);
     const dep = { addr: pureRegs(instr.addr).some((x) => m.tainted.has(x)), data: ie.dataArgs.some((i) => pureRegs(instr.args[i]).some((x) => m.tainted.has(x))) };
-    const sameLoc = sameLocation(instr.addr);
+    const address = fixed(instr.addr);
+    if (!taken(address)) return true;
+    const sameLoc = address === w.address;
     // Each form's writes, with what its own earlier events passed.
     for (const form of forms) {
       for (let i = 0; i < form.length; i++) {
         if (form[i].kind !== 'W') continue;
         const before = advance(m, [form.slice(0, i)], hops);
         if (!ordered([form[i]], before, dep, sameLoc)) return false;
-        writes.push(form[i]);
+        writes.push({ form: form[i], address });
       }
     }
     return true;
