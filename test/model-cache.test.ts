@@ -12,7 +12,10 @@ import { spawnSync } from 'node:child_process';
 
 const TEXT_DIR = join(ROOT, 'models', 'text');
 import { compileCat, fingerprintOf } from '../models/cat/compile.js';
-import { compileCatCached, fromStored, loadCompiled, modelKey, storeCompiled, toStored } from '../models/cat/cache.js';
+import { compileCatCached, DerivedFacts, fromStored, loadCompiled, modelKey, storeCompiled, toStored } from '../models/cat/cache.js';
+import { compileModelFiles } from '../models/cat/model.js';
+import { filesOfConf } from '../models/cat/files.js';
+import { checkSource } from '../src/check.js';
 import { fileSource } from '../models/cat/files.js';
 import { HAVE_LKMM, LKMM_DIR, ROOT } from './util.js';
 
@@ -158,7 +161,69 @@ describe('the compiled-model cache', () => {
       expect(off.stdout).toMatch(/Never|Sometimes/);
       expect(noTime(first.stdout)).toBe(noTime(off.stdout));
       expect(noTime(second.stdout)).toBe(noTime(off.stdout));
-      expect(readdirSync(join(own, 'models'))).toHaveLength(1);
+      // The compiled model, and the facts derived from it (DerivedFacts).
+      expect(readdirSync(join(own, 'models')).map((f) => f.replace(/^.*\./, '')).sort()).toEqual(['bin', 'facts']);
     }
+  });
+});
+
+describe('facts derived from a compiled model, kept beside it', () => {
+  it('are read by the next store of the same model and code, not by another model or other code; a corrupt file is ignored', () => {
+    const key = keyOf(modelIn('facts-unit'));
+    const a = new DerivedFacts(key, ['monotone.js']);
+    expect(a.get('prefix-safe', 'LKR')).toBeUndefined();
+    a.set('prefix-safe', 'LKR', [1, 2]);
+    a.set('latest-read', 'LKR', true);
+    expect(new DerivedFacts(key, ['monotone.js']).get('prefix-safe', 'LKR')).toEqual([1, 2]);
+    // Two stores adding facts at once: each write keeps what the other wrote.
+    const b = new DerivedFacts(key, ['monotone.js']);
+    const c = new DerivedFacts(key, ['monotone.js']);
+    b.get('prefix-safe', 'x');
+    c.get('prefix-safe', 'x');
+    b.set('prefix-safe', 'b', [3]);
+    c.set('prefix-safe', 'c', [4]);
+    const d = new DerivedFacts(key, ['monotone.js']);
+    expect([d.get('prefix-safe', 'b'), d.get('prefix-safe', 'c'), d.get('latest-read', 'LKR')]).toEqual([[3], [4], true]);
+    // Derived by other code, or for another model: nothing known.
+    expect(new DerivedFacts(key, ['derive-latest-read.js']).get('prefix-safe', 'LKR')).toBeUndefined();
+    expect(new DerivedFacts(keyOf(modelIn('facts-other')), ['monotone.js']).get('prefix-safe', 'LKR')).toBeUndefined();
+    // A cut or altered file is not read.
+    const facts = entries().filter((f) => f.endsWith('.facts'));
+    expect(facts.length).toBeGreaterThan(0);
+    for (const f of facts) {
+      const p = join(cache, 'models', f);
+      const good = readFileSync(p);
+      writeFileSync(p, Buffer.concat([good.subarray(0, good.length - 3), Buffer.from('[9]')]));
+    }
+    expect(new DerivedFacts(key, ['monotone.js']).get('prefix-safe', 'LKR')).toBeUndefined();
+    // Without a cache (a model not stored) the facts live in memory only.
+    const mem = new DerivedFacts(undefined, ['monotone.js']);
+    mem.set('latest-read', 'k', false);
+    expect(mem.get('latest-read', 'k')).toBe(false);
+  });
+
+  it('a compiled model derives its prefix-safe checks and latest-read rule once per kind of program, and the next process reads them', () => {
+    const m = modelIn('facts-model');
+    const files = filesOfConf(join(m.dir, 'lkmm.cfg'));
+    const mp = `C MP
+{}
+P0(int *x, int *y) { WRITE_ONCE(*x, 1); smp_store_release(y, 1); }
+P1(int *x, int *y) { int r0; int r1; r0 = smp_load_acquire(y); r1 = READ_ONCE(*x); }
+exists (1:r0=1 /\\ 1:r1=0)
+`;
+    const before = new Set(entries());
+    const first = checkSource(mp, { model: compileModelFiles(files) });
+    const written = entries().filter((f) => f.endsWith('.facts') && !before.has(f));
+    expect(written).toHaveLength(1);
+    const file = join(cache, 'models', written[0]);
+    const { ino } = statSync(file);
+    // A second model of the same files (another process's) answers the same from the facts and adds none.
+    const second = checkSource(mp, { model: compileModelFiles(files) });
+    expect([second.positive, second.negative]).toEqual([first.positive, first.negative]);
+    expect(statSync(file).ino).toBe(ino);
+    // Without the file (or with a damaged one), the same answers.
+    rmSync(file);
+    const third = checkSource(mp, { model: compileModelFiles(files) });
+    expect([third.positive, third.negative]).toEqual([first.positive, first.negative]);
   });
 });

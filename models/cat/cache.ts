@@ -26,6 +26,13 @@
 //   else (a corrupt, cut or foreign file) is ignored and the model compiled,
 //   then written again. The folder is made 0700; a cache that cannot be
 //   read or written is silently passed over (it is an optimisation).
+// - Beside each entry, what was derived from the model for a kind of
+//   program (DerivedFacts: which checks judge prefixes, whether a read of
+//   the last write keeps a prefix consistent), so that a process does not
+//   derive again what an earlier one did: a file `KEY.facts` in the same
+//   form, keyed also by the bytes of the modules that derive them (a fact
+//   derived by other code is another file), rewritten whole (merged with
+//   what another process added meanwhile) when a fact is added.
 
 import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs';
@@ -56,15 +63,26 @@ export function compileCatCached(
   fingerprint?: ReturnType<typeof fingerprintOf>,
   check: (c: CompiledCat) => void = () => undefined,
 ): CompiledCat {
+  return cachedModel(mains, source, variants, fingerprint, check).compiled;
+}
+
+/** compileCatCached, with the model's key in the cache (undefined when caching is off). */
+export function cachedModel(
+  mains: { path: string; text: string }[],
+  source: ModelSource,
+  variants: ReadonlySet<string>,
+  fingerprint?: ReturnType<typeof fingerprintOf>,
+  check: (c: CompiledCat) => void = () => undefined,
+): { compiled: CompiledCat; key?: string } {
   const dir = modelCacheDir();
   const known = dir ? (fingerprint ?? fingerprintOf(mains, source, variants)) : undefined;
   const key = known && modelKey(known.fingerprint, known.files);
   const stored = key ? loadCompiled(key, dir) : undefined;
-  if (stored) return stored;
+  if (stored) return { compiled: stored, key };
   const compiled = compileCat(mains, source, variants);
   check(compiled);
   if (key) storeCompiled(key, compiled, dir);
-  return compiled;
+  return { compiled, key };
 }
 
 /** The cache folder for compiled models, or undefined when caching is off. */
@@ -73,10 +91,25 @@ export function modelCacheDir(env: NodeJS.ProcessEnv = process.env): string | un
 }
 
 /** The bytes of the compiler's own modules (models/cat, reached by imports from compile.js), digested once per process. */
-let codeDigest: string | undefined;
-
 function compilerCode(): string {
-  if (codeDigest !== undefined) return codeDigest;
+  return moduleCode(['compile.js', 'cache.js']);
+}
+
+/**
+ * Digests of modules' bytes, by their roots, made once per process (in the
+ * start-up snapshot, once when it is made: src/cli/snapshot.cts).
+ */
+const moduleDigests = new Map<string, string>();
+
+/** A digest of the bytes of models/cat's modules `roots` and those they import from models/cat. */
+function moduleCode(roots: readonly string[]): string {
+  const id = roots.join('\0');
+  let d = moduleDigests.get(id);
+  if (d === undefined) moduleDigests.set(id, (d = digestModules(roots)));
+  return d;
+}
+
+function digestModules(roots: readonly string[]): string {
   const here = dirname(fileURLToPath(import.meta.url));
   const h = createHash('sha256');
   const seen = new Set<string>();
@@ -96,9 +129,8 @@ function compilerCode(): string {
     h.update(`${name}\0${text.length}\0${text}\0`);
     for (const m of text.matchAll(/\bfrom\s*["']\.\/([\w.-]+\.js)["']/g)) visit(m[1]);
   };
-  visit('compile.js');
-  visit('cache.js');
-  return (codeDigest = h.digest('hex'));
+  for (const r of roots) visit(r);
+  return h.digest('hex');
 }
 
 /** The package's version (package.json two folders above dist/models/cat, or above models/cat in a checkout), read once per process. */
@@ -135,20 +167,44 @@ function entryPath(dir: string, key: string): string {
 /** The compiled model stored under `key`, or undefined (none, or one that is not whole, not ours, or not for this key). */
 export function loadCompiled(key: string, dir = modelCacheDir()): CompiledCat | undefined {
   if (!dir) return undefined;
-  const bytes = readOwnFile(entryPath(dir, key));
+  const payload = readEntry(entryPath(dir, key), MAGIC, key);
+  return payload === undefined ? undefined : fromStored(payload as StoredCat);
+}
+
+/** The JSON payload of an entry file (the header names `magic` and `key`, the payload has the length and SHA-256 it says), or undefined. */
+function readEntry(path: string, magic: string, key: string): unknown {
+  const bytes = readOwnFile(path);
   if (!bytes) return undefined;
   try {
-    const magicEnd = MAGIC.length;
-    if (bytes.toString('latin1', 0, magicEnd) !== MAGIC) return undefined;
+    const magicEnd = magic.length;
+    if (bytes.toString('latin1', 0, magicEnd) !== magic) return undefined;
     const nl = bytes.indexOf(0x0a, magicEnd);
     if (nl < 0) return undefined;
     const header = JSON.parse(bytes.toString('utf8', magicEnd, nl)) as { key?: unknown; length?: unknown; sha256?: unknown };
     const payload = bytes.subarray(nl + 1);
     if (header.key !== key || header.length !== payload.length) return undefined;
     if (createHash('sha256').update(payload).digest('hex') !== header.sha256) return undefined;
-    return fromStored(JSON.parse(payload.toString('utf8')) as StoredCat);
+    return JSON.parse(payload.toString('utf8')) as unknown;
   } catch {
     return undefined;
+  }
+}
+
+/** Writes an entry file (see readEntry) whole or not at all; true when written. */
+function writeEntry(dir: string, path: string, magic: string, key: string, value: unknown): boolean {
+  let payload: Buffer;
+  try {
+    payload = Buffer.from(JSON.stringify(value), 'utf8');
+  } catch {
+    return false;
+  }
+  const header = JSON.stringify({ key, length: payload.length, sha256: createHash('sha256').update(payload).digest('hex') });
+  try {
+    makeCacheFolder(dir);
+    writeFileAtomic(path, [`${magic}${header}\n`, payload], { noSync: true, mode: 0o600 });
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -199,18 +255,56 @@ export function fromStored(s: StoredCat): CompiledCat | undefined {
 /** Stores a compiled model under `key`; true when it was written (any failure is passed over). */
 export function storeCompiled(key: string, compiled: CompiledCat, dir = modelCacheDir()): boolean {
   if (!dir) return false;
-  let payload: Buffer;
-  try {
-    payload = Buffer.from(JSON.stringify(toStored(compiled)), 'utf8');
-  } catch {
-    return false;
+  return writeEntry(dir, entryPath(dir, key), MAGIC, key, toStored(compiled));
+}
+
+const FACTS_MAGIC = `litmus derived facts ${FORMAT}\n`;
+
+/** Facts of one kind, by the key of the kind of program they were derived for (JSON values). */
+type Facts = Record<string, Record<string, unknown>>;
+
+/**
+ * What was derived from one compiled model, kept on disk beside it (see
+ * the header): `get(kind, key)` is a fact an earlier process (or this one)
+ * derived, or undefined; `set` adds one. `code`: the modules of models/cat
+ * that derive them (their bytes, and those of the modules they import, key
+ * the file). A model not in the cache (caching off) keeps its facts in
+ * memory only.
+ */
+export class DerivedFacts {
+  private facts: Facts | undefined;
+  private readonly path: string | undefined;
+  private readonly key: string;
+
+  constructor(
+    modelKey: string | undefined,
+    code: readonly string[],
+    private readonly dir = modelCacheDir(),
+  ) {
+    this.key = modelKey ? createHash('sha256').update(`${modelKey}\0derived by ${moduleCode(code)}`).digest('hex') : '';
+    this.path = modelKey && dir ? join(dir, `${this.key.slice(0, 40)}.facts`) : undefined;
   }
-  const header = JSON.stringify({ key, length: payload.length, sha256: createHash('sha256').update(payload).digest('hex') });
-  try {
-    makeCacheFolder(dir);
-    writeFileAtomic(entryPath(dir, key), [`${MAGIC}${header}\n`, payload], { noSync: true, mode: 0o600 });
-    return true;
-  } catch {
-    return false;
+
+  get(kind: string, key: string): unknown {
+    return this.read()[kind]?.[key];
+  }
+
+  set(kind: string, key: string, value: unknown): void {
+    (this.read()[kind] ??= {})[key] = value;
+    if (!this.path || !this.dir) return;
+    // Another process may have added facts since this one read the file: keep theirs too.
+    const now = this.load();
+    for (const [k, byKey] of Object.entries(this.facts!)) Object.assign((now[k] ??= {}), byKey);
+    this.facts = now;
+    writeEntry(this.dir, this.path, FACTS_MAGIC, this.key, now);
+  }
+
+  private read(): Facts {
+    return (this.facts ??= this.load());
+  }
+
+  private load(): Facts {
+    const v = this.path ? readEntry(this.path, FACTS_MAGIC, this.key) : undefined;
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Facts) : {};
   }
 }

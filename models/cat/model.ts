@@ -31,7 +31,7 @@ import { Bounds, BoundsModel, structureFacts } from './bounds.js';
 import { deriveInterleaving, type InterleavingRule } from './derive-interleaving.js';
 import { fingerprintOf, tagSetName, type CompiledCat } from './compile.js';
 import { ANNOTS, LOCK_KINDS } from '../../src/events/event.js';
-import { compileCatCached } from './cache.js';
+import { cachedModel, DerivedFacts } from './cache.js';
 import { LIBRARY } from './library.js';
 import { CatCode } from './code.js';
 import { StructureRun } from './evaluate.js';
@@ -49,6 +49,9 @@ import { fileSource, readModelText, type ModelFiles } from './files.js';
 import { ModelError } from './lexer.js';
 import { Explainer, type ExplainSource } from './explain.js';
 import { typecheck } from './typecheck.js';
+
+/** The modules that derive the facts kept on disk (DerivedFacts: prefix-safe checks, latest-read consistency). */
+const DERIVED_BY = ['monotone.js', 'derive-latest-read.js', 'model.js'];
 
 /** How many candidates of a structure are judged in full before its interleaving rule is derived (see compileModelFiles). */
 const RULE_AFTER = 16;
@@ -133,7 +136,9 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
   const variants = new Set(files.variants);
   // Refused before any test, as herd7 refuses it: a type error anywhere (models/cat/typecheck.ts); only a model
   // that passes is kept in the cache, so one read from there has passed.
-  const compiled = compileCatCached(mains, sourceOf(files), variants, known, (c) => typecheck(c, variants));
+  const { compiled, key: cacheKey } = cachedModel(mains, sourceOf(files), variants, known, (c) => typecheck(c, variants));
+  // What is derived per kind of program is kept beside the compiled model, for the next process (models/cat/cache.ts).
+  const facts = new DerivedFacts(cacheKey, DERIVED_BY);
   const legacy = buildsLegacyEvents(compiled, variants);
   const opts = { variants, skipChecks: new Set(files.skipChecks) };
   // Which checks judge prefixes depends on which sets the program can produce (lock operations, RCU's fences, ...).
@@ -150,7 +155,12 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
   const prefixSafeFor = (p: Program) => {
     const a = absent(p);
     let safe = safeByAbsent.get(a.key);
-    if (!safe) safeByAbsent.set(a.key, (safe = prefixSafeChecks(compiled, a.sets)));
+    if (!safe) {
+      const stored = facts.get('prefix-safe', a.key);
+      if (Array.isArray(stored) && stored.every((i) => Number.isInteger(i))) safe = new Set(stored as number[]);
+      else facts.set('prefix-safe', a.key, [...(safe = prefixSafeChecks(compiled, a.sets))]);
+      safeByAbsent.set(a.key, safe);
+    }
     return safe;
   };
   const code = new CatCode();
@@ -273,7 +283,12 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
     latestReadKeepsConsistency: (p: Program) => {
       const a = absent(p);
       let known = latestRead.get(a.key);
-      if (known === undefined) latestRead.set(a.key, (known = deriveLatestRead(compiled, variants, a.sets)));
+      if (known === undefined) {
+        const stored = facts.get('latest-read', a.key);
+        if (typeof stored === 'boolean') known = stored;
+        else facts.set('latest-read', a.key, (known = deriveLatestRead(compiled, variants, a.sets)));
+        latestRead.set(a.key, known);
+      }
       return known;
     },
     judgeSkipping: (x, prefix, skip) => judgeSkipping(x, prefix, skip),
