@@ -399,48 +399,69 @@ export function sectionForbiddenSources(prog: Program, rule: SectionRule, judge:
   const closes = prog.threads.map((th) => closesFrom(th, m));
   if (!closes.some((c) => c !== undefined && c.firstLock >= 0)) return undefined;
   const parts = new Parts(prog, rule, judge);
+  const scan = new Scan();
   return (x, r, w) => {
     const c = closes[r.thread];
     if (c === undefined || c.firstLock < 0 || r.pc < c.firstLock || r.kind !== 'R' || r.lock || r.srcu) return false;
-    const sections = openSections(x, r, m);
-    if (sections === undefined) return false;
-    const k = Math.min(sections.open.length, c.count[r.pc]);
+    scan.of(x, r, m);
+    if (scan.fences.length === 0 || scan.reads.length === 0) return false;
+    const k = Math.min(scan.open.length, c.count[r.pc]);
     // The outermost section open at r that every path closes, or the last one closed.
-    const closing = k > 0 ? sections.open[sections.open.length - k] : undefined;
-    const lock = closing ?? sections.lastLock;
-    const unlock = closing ? undefined : sections.lastUnlock;
+    const closing = k > 0 ? scan.open[scan.open.length - k] : undefined;
+    const lock = closing ?? scan.lastLock;
+    const unlock = closing ? undefined : scan.lastUnlock;
     if (lock === undefined) return false;
-    return parts.straddles(x, r, w, lock, unlock);
+    return parts.straddles(x, scan, r, w, lock, unlock);
   };
 }
 
-/** T's sections at r: the locks open (outermost first), and the last section closed (lock and unlock); undefined where a marker is not a fence. */
-function openSections(x: PartialExecution, r: Event, m: SectionMarkers): { open: Event[]; lastLock?: Event; lastUnlock?: Event } | undefined {
-  const open: Event[] = [];
-  let lastLock: Event | undefined;
-  let lastUnlock: Event | undefined;
-  const mine = eventsOf(x, r.thread);
-  for (const e of mine) {
-    if (e.kind !== 'F') continue;
-    if (e.fence === m.open) open.push(e);
-    else if (e.fence === m.close && open.length > 0) {
-      lastLock = open.pop();
-      lastUnlock = e;
+/**
+ * What a read's test needs of the execution built so far, gathered in one
+ * pass into arrays reused from one read to the next: T's sections (the
+ * locks open at r, outermost first; the last section closed), T's earlier
+ * reads with a source, and the other threads' fences.
+ */
+class Scan {
+  readonly open: Event[] = [];
+  lastLock: Event | undefined;
+  lastUnlock: Event | undefined;
+  readonly reads: Event[] = [];
+  readonly fences: Event[] = [];
+
+  of(x: PartialExecution, r: Event, m: SectionMarkers): void {
+    const { open, reads, fences } = this;
+    open.length = 0;
+    reads.length = 0;
+    fences.length = 0;
+    this.lastLock = undefined;
+    this.lastUnlock = undefined;
+    const T = r.thread;
+    // The explorer builds a thread's events in program order.
+    for (const e of x.events) {
+      if (e.thread !== T) {
+        if (e.kind === 'F' && e.thread >= 0) fences.push(e);
+      } else if (e.kind === 'F') {
+        if (e.fence === m.open) open.push(e);
+        else if (e.fence === m.close && open.length > 0) {
+          this.lastLock = open.pop();
+          this.lastUnlock = e;
+        }
+      } else if (e !== r && e.kind === 'R' && e.rf >= 0 && !e.lock && !e.srcu) reads.push(e);
     }
   }
-  return { open, lastLock, lastUnlock };
-}
 
-/** Thread t's events built so far, in program order. */
-function eventsOf(x: PartialExecution, t: number): Event[] {
-  const out: Event[] = [];
-  for (const e of x.events) if (e.thread === t) out.push(e);
-  return out.sort((a, b) => a.poIndex - b.poIndex);
+  /** Whether thread V has a fence strictly between program-order positions lo and hi. */
+  fenceBetween(V: number, lo: number, hi: number): boolean {
+    for (const f of this.fences) if (f.thread === V && f.poIndex > lo && f.poIndex < hi) return true;
+    return false;
+  }
 }
 
 /** The parts tried and the model's verdicts on them, by shape. */
 class Parts {
   private readonly known = new Map<string, boolean>();
+  private readonly classIds = new Map<string, number>();
+  private readonly classes = new WeakMap<Event, number>();
   constructor(
     private readonly prog: Program,
     private readonly rule: SectionRule,
@@ -453,25 +474,23 @@ class Parts {
    * forbids: r as b (a any earlier read of T before U) or as a (b an
    * earlier read of T after L, U to come).
    */
-  straddles(x: PartialExecution, r: Event, w: Event, L: Event, U: Event | undefined): boolean {
-    const T = r.thread;
-    const reads = eventsOf(x, T).filter((e) => e !== r && e.kind === 'R' && e.rf >= 0 && !e.lock && !e.srcu);
+  straddles(x: PartialExecution, scan: Scan, r: Event, w: Event, L: Event, U: Event | undefined): boolean {
     // r as b: a before the unlock (any, when it is to come).
-    for (const a of reads) {
+    for (const a of scan.reads) {
       if (U && a.poIndex >= U.poIndex) continue;
-      if (this.tries(x, L, U, a, x.events[a.rf], r, w)) return true;
+      if (this.tries(x, scan, L, U, a, x.events[a.rf], r, w)) return true;
     }
     // r as a: b after the lock, the unlock to come.
     if (U) return false;
-    for (const b of reads) {
+    for (const b of scan.reads) {
       if (b.poIndex <= L.poIndex) continue;
-      if (this.tries(x, L, U, r, w, b, x.events[b.rf])) return true;
+      if (this.tries(x, scan, L, U, r, w, b, x.events[b.rf])) return true;
     }
     return false;
   }
 
   /** a reading src (of another thread), b reading wb0: each write wb of another thread V co-after wb0, u of V after wb with src u or co-after it. */
-  private tries(x: PartialExecution, L: Event, U: Event | undefined, a: Event, src: Event, b: Event, wb0: Event): boolean {
+  private tries(x: PartialExecution, scan: Scan, L: Event, U: Event | undefined, a: Event, src: Event, b: Event, wb0: Event): boolean {
     const T = a.thread;
     if (src.thread < 0 || src.thread === T) return false;
     const coB = x.co[b.loc];
@@ -486,54 +505,75 @@ class Parts {
         const u = x.events[coA[i]];
         if (u.thread !== V || u.poIndex <= wb.poIndex) continue;
         if (i !== srcAt && src.thread === V) continue;
-        if (this.forbids(x, [L, a, b, wb, u, src, wb0], U, V, wb, u)) return true;
+        // Only a fence of V between wb and u (a grace period) can separate them; the part has V's fences there.
+        if (!scan.fenceBetween(V, wb.poIndex, u.poIndex)) continue;
+        if (this.forbids(x, scan, [L, a, b, wb, u, src, wb0], U, V, wb, u)) return true;
       }
     }
     return false;
   }
 
   /** The part of these events (and V's fences between wb and u, and the unlock U or a stand-in after T's events), judged. */
-  private forbids(x: PartialExecution, roles: Event[], U: Event | undefined, V: number, wb: Event, u: Event): boolean {
+  private forbids(x: PartialExecution, scan: Scan, roles: Event[], U: Event | undefined, V: number, wb: Event, u: Event): boolean {
     const T = roles[0].thread;
-    const picked = new Map<number, Event>();
-    for (const e of roles) picked.set(e.id, e);
-    for (const e of x.events) if (e.thread === V && e.kind === 'F' && e.poIndex > wb.poIndex && e.poIndex < u.poIndex) picked.set(e.id, e);
-    if (U) picked.set(U.id, U);
-    const evs = [...picked.values()];
+    const evs: Event[] = [];
+    const pick = (e: Event) => {
+      if (!evs.includes(e)) evs.push(e);
+    };
+    roles.forEach(pick);
+    for (const e of scan.fences) if (e.thread === V && e.poIndex > wb.poIndex && e.poIndex < u.poIndex) pick(e);
+    if (U) pick(U);
     const m = this.rule.markers;
     // The lemma's part: L and U its only markers.
-    for (const e of evs) {
-      if (e === roles[0] || e === U) continue;
-      const tags = tagsOf(e);
-      if (tags.includes(m.open) || tags.includes(m.close)) return false;
-    }
+    for (const e of evs) if (e !== roles[0] && e !== U && this.classOf(e) < 0) return false;
     // Canonical order: by thread (T first, then as met), then program order; initial writes first.
-    const threads = new Map<number, number>([[-1, -1], [T, 0]]);
-    for (const e of evs) if (!threads.has(e.thread)) threads.set(e.thread, threads.size - 1);
-    evs.sort((p, q) => threads.get(p.thread)! - threads.get(q.thread)! || p.poIndex - q.poIndex);
-    const last = evs.filter((e) => e.thread === T).reduce((n, e) => Math.max(n, e.poIndex), -1);
-    const index = new Map<number, number>();
-    evs.forEach((e, i) => index.set(e.id, i));
-    const locs = new Map<number, number>();
-    const locOf = (l: number) => (l < 0 ? -1 : locs.get(l) ?? (locs.set(l, locs.size), locs.size - 1));
-    // Each location's coherence order restricted to the part (by the part's indexes).
-    const co = this.prog.locations.map((_, l) => {
-      const out: number[] = [];
-      for (const id of x.co[l]) {
-        const i = index.get(id);
-        if (i !== undefined) out.push(i);
+    const threads = [T];
+    for (const e of evs) if (e.thread >= 0 && !threads.includes(e.thread)) threads.push(e.thread);
+    const rank = (e: Event) => (e.thread < 0 ? -1 : threads.indexOf(e.thread));
+    evs.sort((p, q) => rank(p) - rank(q) || p.poIndex - q.poIndex);
+    const locs: number[] = [];
+    let key = U ? '' : `U:${m.close}`;
+    for (const e of evs) {
+      if (e.loc >= 0 && !locs.includes(e.loc)) locs.push(e.loc);
+      // A read's source by its place in the part; a write's place among the part's writes of its location in coherence order.
+      let rel = -1;
+      if (e.kind === 'R') rel = e.rf >= 0 ? evs.indexOf(x.events[e.rf]) : -1;
+      else if (e.kind === 'W') {
+        const co = x.co[e.loc];
+        const at = co.indexOf(e.id);
+        rel = 0;
+        for (const f of evs) if (f.kind === 'W' && f.loc === e.loc && co.indexOf(f.id) < at) rel++;
       }
-      return out;
-    });
-    const coRank = (e: Event) => (e.kind === 'W' ? co[e.loc].indexOf(index.get(e.id)!) : -1);
-    const key = evs.map((e) => `${threads.get(e.thread)}:${e.kind}:${e.annot}:${e.fence ?? ''}:${e.srcu ?? ''}:${e.lock ?? ''}:${e.isRmw ? 1 : 0}:${locOf(e.loc)}:${e.kind === 'R' ? index.get(e.rf) ?? -1 : coRank(e)}`)
-      .join(';') + (U ? '' : `;U:${m.close}`);
+      key += `;${rank(e)}:${this.classOf(e)}:${locs.indexOf(e.loc)}:${rel}`;
+    }
     let known = this.known.get(key);
-    if (known === undefined) this.known.set(key, (known = this.judgePart(evs, co, index, U === undefined, T, last)));
+    if (known === undefined) this.known.set(key, (known = this.judgePart(x, evs, U === undefined, T)));
     return known;
   }
 
-  private judgePart(evs: Event[], co: number[][], index: Map<number, number>, standIn: boolean, T: number, last: number): boolean {
+  /** What a part's key says of an event on its own (kind and tags), as a number; negative for an event that carries a marker's tag. */
+  private classOf(e: Event): number {
+    let c = this.classes.get(e);
+    if (c === undefined) {
+      const desc = `${e.kind}:${e.annot}:${e.fence ?? ''}:${e.srcu ?? ''}:${e.lock ?? ''}:${e.isRmw ? 1 : 0}`;
+      c = this.classIds.get(desc);
+      if (c === undefined) {
+        const tags = tagsOf(e);
+        const m = this.rule.markers;
+        const marker = tags.includes(m.open) || tags.includes(m.close);
+        this.classIds.set(desc, (c = marker ? -1 - this.classIds.size : this.classIds.size));
+      }
+      this.classes.set(e, c);
+    }
+    return c;
+  }
+
+  private judgePart(x: PartialExecution, evs: Event[], standIn: boolean, T: number): boolean {
+    const index = new Map<number, number>();
+    evs.forEach((e, i) => index.set(e.id, i));
+    // Each location's coherence order restricted to the part (by the part's indexes).
+    const co = this.prog.locations.map((_, l) => x.co[l].filter((id) => index.has(id)).map((id) => index.get(id)!));
+    const last = evs.reduce((n, e) => (e.thread === T ? Math.max(n, e.poIndex) : n), -1);
     const part: Event[] = evs.map((e, i) => ({
       ...e,
       id: i,
