@@ -172,6 +172,12 @@ describe('primitives the LKMM gives no meaning: refused with the reason (litmus-
       /^smp_acquire__after_ctrl_dep\(\) has no meaning in the LKMM: linux-kernel\.def does not define it; the kernel defines it as smp_rmb\(\), .* write smp_rmb\(\) in its place, or that read as smp_load_acquire\(\) .*\(include\/asm-generic\/barrier\.h\)$/,
     );
   });
+  it('data_race(): the kernel marks an intended race with it, for KCSAN; the message says what to write instead', () => {
+    // herd7 7.58: Warning: File "...": Unknown macro data_race (User error).
+    expect(refused('data_race', '*x')).toMatch(
+      /^data_race\(\) has no meaning in the LKMM: it marks an access whose data race is intended, for KCSAN, .*write the access plain .*READ_ONCE\(\)\/WRITE_ONCE\(\) .*\(tools\/memory-model\/Documentation\/access-marking\.txt\)$/,
+    );
+  });
   it('a name the kernel does not have stays an unknown primitive, with the closest name', () => {
     const t = one('atomic_add_unless_relaxed(v, 1, 0)', 0, 'exists (v=0)');
     expect(() => run(t)).toThrow(/^unknown primitive "atomic_add_unless_relaxed"/);
@@ -199,6 +205,7 @@ describe('litmus herd7 refuses what herd7 refuses: "Unknown macro"', () => {
     ['call_rcu', 'call_rcu(v, 0);'],
     ['read_lock', 'read_lock(v);'],
     ['smp_acquire__after_ctrl_dep', 'smp_acquire__after_ctrl_dep();'],
+    ['data_race', 'r0 = data_race(*v);'],
   ] as const) {
     it(name, async () => {
       const r = await herd7(name, litmus(name, [`\tint r0;\n\t${call}`], 'exists (v=0)', { params: ['atomic_t *v'] }));

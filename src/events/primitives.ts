@@ -834,6 +834,12 @@ function refusedPrimitives(): Map<string, RefusedPrimitive> {
       'write smp_rmb() in its place, or that read as smp_load_acquire() (a loop waiting on it as smp_cond_load_acquire())',
     source: 'include/asm-generic/barrier.h',
   });
+  out.set('data_race', {
+    why: 'it marks an access whose data race is intended, for KCSAN, and constrains the compiler no more than a plain access does; ' +
+      'linux-kernel.def does not define it (herd7: "Unknown macro"): write the access plain (the LKMM then flags the race, which data_race() ' +
+      'only documents), or READ_ONCE()/WRITE_ONCE() where its value matters (data_race(READ_ONCE(x)) is READ_ONCE(x) to the compiler)',
+    source: 'tools/memory-model/Documentation/access-marking.txt',
+  });
   return out;
 }
 
