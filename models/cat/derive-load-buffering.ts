@@ -65,10 +65,11 @@ export function mayCycleThroughOf(
   const usable = (f1: boolean) => all.map((hops) => (f1 ? hops : hops.filter((h) => !h.F1))).filter((hops) => hops.some((h) => h.rel === 'rf' && h.scope !== 'int'));
   const byF1 = [usable(false), usable(true)];
   const f1Of = new WeakMap<Program, boolean>();
-  // Per thread, check, read (its place and location) and the other reads' addresses: the writes it may still do
-  // that one of them may take, when it is ordered before each.
+  // Per thread, check and read (its place and location): the writes it may still do, each with whether it is ordered after the read.
   const known = new WeakMap<Thread, Map<string, LaterWrite[] | null>>();
-  return (reads, p) => {
+  // Per program, the answer for each set of waiting reads (the explorer meets the same deadlocks again and again).
+  const answers = new WeakMap<Program, Map<string, boolean>>();
+  const decide = (reads: readonly WaitingRead[], p?: Program): boolean => {
     let f1 = false;
     if (p) {
       const k = f1Of.get(p);
@@ -81,17 +82,18 @@ export function mayCycleThroughOf(
       let all = true;
       const later: LaterWrite[][] = [];
       for (const w of reads) {
-        const targets = reads.filter((o) => o !== w).map((o) => o.address);
-        const key = `${f1 ? 1 : 0}:${k}:${w.pc}:${w.address}:${[...new Set(targets)].sort((a, b) => a - b).join(',')}`;
+        const key = `${f1 ? 1 : 0}:${k}:${w.pc}:${w.address}`;
         let mine = known.get(w.thread);
         if (!mine) known.set(w.thread, (mine = new Map()));
         let ws = mine.get(key);
-        if (ws === undefined) mine.set(key, (ws = orderedBeforeLaterWrites(w, hops, coherent, new Set(targets))));
-        if (!ws) {
+        if (ws === undefined) mine.set(key, (ws = laterWrites(w, hops, coherent)));
+        // The writes one of the other reads may take (at its address, or at one the code does not fix): each ordered.
+        const taken = ws?.filter((x) => x.address === undefined || reads.some((o) => o !== w && o.address === x.address));
+        if (!taken || !taken.every((x) => x.ordered)) {
           all = false;
           break;
         }
-        later.push(ws);
+        later.push(taken);
       }
       if (!all) continue;
       // Each of those writes read by another waiting read: a hop of rf between threads.
@@ -103,12 +105,23 @@ export function mayCycleThroughOf(
     }
     return true;
   };
+  return (reads, p) => {
+    if (!p) return decide(reads);
+    let mine = answers.get(p);
+    if (!mine) answers.set(p, (mine = new Map()));
+    // What the answer reads of each read: its thread, place and address, and the fields of its event the hops test.
+    const key = reads.map(({ read: r, pc, address }) => `${r.thread}:${pc}:${address}:${r.kind}:${r.annot}:${r.lock ?? ''}:${r.srcu ?? ''}:${r.fence ?? ''}:${r.isRmw ? 1 : 0}:${r.rmwPartner >= 0 ? 1 : 0}`).join(' ');
+    let answer = mine.get(key);
+    if (answer === undefined) mine.set(key, (answer = decide(reads, p)));
+    return answer;
+  };
 }
 
-/** A write a waiting read's thread may still do: one form of its event, and its address where the code fixes it. */
+/** A write a waiting read's thread may still do: one form of its event, its address where the code fixes it, and whether some hop orders the read before it. */
 interface LaterWrite {
   form: EventLike;
   address: number | undefined;
+  ordered: boolean;
 }
 
 /** Whether waiting read r may take write w in some candidate (see the header: rf within a location, spin_lock()'s sources). */
@@ -160,19 +173,18 @@ interface Must {
 }
 
 /**
- * The writes the read's thread may still do (their forms) at a location
- * that may be one of `targets` (the other waiting reads' addresses), when
- * some hop orders the read before each of them on every path; null
- * otherwise.
+ * The writes the read's thread may still do (their forms, on every path
+ * of its code), each with whether some hop orders the read before it;
+ * null where the code is too long to follow, or a write out of order has
+ * an address the code does not fix.
  */
-function orderedBeforeLaterWrites(w: WaitingRead, hops: readonly Hop[], coherent: boolean, targets: ReadonlySet<number>): LaterWrite[] | null {
+function laterWrites(w: WaitingRead, hops: readonly Hop[], coherent: boolean): LaterWrite[] | null {
   const { read: r, thread: th, pc, ins } = w;
   const e = effectOf(ins.prim);
   const rs = readForms(r, e);
   const params = new Set(th.paramRegs);
   // The address an expression has whatever the registers hold, if it has one.
   const fixed = (a: PureExpr): number | undefined => (pureRegs(a).every((x) => params.has(x)) ? evalPure(a, th.initRegs) : undefined);
-  const taken = (address: number | undefined) => address === undefined || targets.has(address);
   const writes: LaterWrite[] = [];
   /** Whether some hop orders the read before a write of these forms. */
   const ordered = (forms: readonly EventLike[], at: Must, dep: { addr: boolean; data: boolean }, sameLoc: boolean): boolean =>
@@ -197,9 +209,9 @@ function orderedBeforeLaterWrites(w: WaitingRead, hops: readonly Hop[], coherent
   for (const form of eventsOf(e)) {
     const own = form.slice(1);
     const ws = own.filter((x) => x.kind === 'W');
-    if (ws.length === 0 || !taken(w.address)) continue;
-    if (!ordered(ws, start, { addr: false, data: e.dataFromRead }, true)) return null;
-    writes.push(...ws.map((form) => ({ form, address: w.address })));
+    if (ws.length === 0) continue;
+    const first = ordered(ws, start, { addr: false, data: e.dataFromRead }, true);
+    writes.push(...ws.map((form) => ({ form, address: w.address, ordered: first })));
   }
   // Events of its own instruction after the read count as between the read and later events.
   const after = advance(start, eventsOf(e).map((f) => f.slice(1)), hops);
@@ -207,15 +219,16 @@ function orderedBeforeLaterWrites(w: WaitingRead, hops: readonly Hop[], coherent
     const ie = effectOf(instr.prim);
     const dep = { addr: pureRegs(instr.addr).some((x) => m.tainted.has(x)), data: ie.dataArgs.some((i) => pureRegs(instr.args[i]).some((x) => m.tainted.has(x))) };
     const address = fixed(instr.addr);
-    if (!taken(address)) return true;
     const sameLoc = address === w.address;
     // Each form's writes, with what its own earlier events passed.
     for (const form of forms) {
       for (let i = 0; i < form.length; i++) {
         if (form[i].kind !== 'W') continue;
         const before = advance(m, [form.slice(0, i)], hops);
-        if (!ordered([form[i]], before, dep, sameLoc)) return false;
-        writes.push({ form: form[i], address });
+        const ok = ordered([form[i]], before, dep, sameLoc);
+        // A write out of order at an address the code does not fix may be any read's source: no set of reads is closed.
+        if (!ok && address === undefined) return false;
+        writes.push({ form: form[i], address, ordered: ok });
       }
     }
     return true;
@@ -224,11 +237,18 @@ function orderedBeforeLaterWrites(w: WaitingRead, hops: readonly Hop[], coherent
 
 /** The state after events of every form (a hop passes an event only if it does so in every form). */
 function advance(m: Must, forms: readonly (readonly EventLike[])[], hops: readonly Hop[]): Must {
-  const passed = hops.map((h, k) => Math.min(...forms.map((form) => {
-    let p = m.passed[k];
-    for (const x of form) if (p < h.via.length && h.via[p](x) === true) p++;
-    return p;
-  })));
+  const passed = new Array<number>(hops.length);
+  for (let k = 0; k < hops.length; k++) {
+    const via = hops[k].via;
+    const from = m.passed[k];
+    let least = Infinity;
+    for (const form of forms) {
+      let p = from;
+      for (let i = 0; i < form.length && p < via.length; i++) if (via[p](form[i]) === true) p++;
+      if (p < least) least = p;
+    }
+    passed[k] = least;
+  }
   return { tainted: m.tainted, passed };
 }
 
