@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HAVE_LKMM, LKMM_DIR, stateSet } from './util.js';
 import { compileModelFiles, type CatModel } from '../models/cat/model.js';
-import { deriveSectionRule } from '../models/cat/derive-rcu-reads.js';
+import { deriveSectionRule, sectionRuleFromJson, sectionRuleToJson } from '../models/cat/derive-rcu-reads.js';
 import { modelTextFiles } from '../models/texts.js';
 import { withoutShortcuts, type ForbiddenSource, type Model } from '../src/model/model.js';
 import { checkSource } from '../src/check.js';
@@ -67,6 +67,14 @@ describe('the checks a part of an execution proves failed', () => {
     expect(checkNames(ownText, rule.checks)).toEqual(expect.arrayContaining(['coherence', 'atomic', 'happens-before', 'propagation', 'rcu', 'plain-coherence']));
     // cos-opt's ConsCo reads the final writes (co0): not one of them.
     expect(checkNames(ownText, rule.checks)).not.toContain('ConsCo');
+  });
+
+  it('are kept on disk as they were derived (a damaged entry is derived again)', () => {
+    const rule = deriveSectionRule(ownText.compiled, NO_LOCKS)!;
+    expect(sectionRuleFromJson(JSON.parse(JSON.stringify(sectionRuleToJson(rule))))).toEqual(rule);
+    expect(sectionRuleFromJson(sectionRuleToJson(undefined))).toBeNull();
+    expect(sectionRuleFromJson({ checks: [1], skip: ['x'], names: [], markers: { open: 'a', close: 'b' } })).toBeUndefined();
+    expect(sectionRuleFromJson(undefined)).toBeUndefined();
   });
 
   it.skipIf(!HAVE_LKMM)('are the same for the kernel\'s files', () => {

@@ -600,3 +600,20 @@ class Parts {
   }
 }
 
+
+/** A rule (or none) as kept on disk beside the compiled model (models/cat/cache.ts DerivedFacts). */
+export function sectionRuleToJson(rule: SectionRule | undefined): unknown {
+  return rule ? { checks: [...rule.checks], skip: [...rule.skip], names: [...rule.names], markers: rule.markers } : null;
+}
+
+/** A rule read back (sectionRuleToJson): null for none, undefined for something else (then derived again). */
+export function sectionRuleFromJson(v: unknown): SectionRule | null | undefined {
+  if (v === null) return null;
+  if (typeof v !== 'object') return undefined;
+  const o = v as Record<string, unknown>;
+  const ints = (a: unknown) => Array.isArray(a) && a.every((i) => Number.isInteger(i));
+  const strings = (a: unknown) => Array.isArray(a) && a.every((s) => typeof s === 'string');
+  const m = o.markers as Record<string, unknown> | null | undefined;
+  if (!ints(o.checks) || !ints(o.skip) || !strings(o.names) || typeof m !== 'object' || m === null || typeof m.open !== 'string' || typeof m.close !== 'string') return undefined;
+  return { checks: new Set(o.checks as number[]), skip: new Set(o.skip as number[]), names: new Set(o.names as string[]), markers: { open: m.open, close: m.close } };
+}

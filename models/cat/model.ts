@@ -44,14 +44,14 @@ import { mayCycleThroughOf } from './derive-load-buffering.js';
 import { latestReadKeepsConsistency as deriveLatestRead } from './derive-latest-read.js';
 import { prefixSafeChecks } from './monotone.js';
 import { coherenceJudgedAt, impliesCoherence } from './implied.js';
-import { deriveSectionRule, sectionForbiddenSources, type SectionRule } from './derive-rcu-reads.js';
+import { deriveSectionRule, sectionForbiddenSources, sectionRuleFromJson, sectionRuleToJson, type SectionRule } from './derive-rcu-reads.js';
 import { fileSource, readModelText, type ModelFiles } from './files.js';
 import { ModelError } from './lexer.js';
 import { Explainer, type ExplainSource } from './explain.js';
 import { typecheck } from './typecheck.js';
 
-/** The modules that derive the facts kept on disk (DerivedFacts: prefix-safe checks, latest-read consistency). */
-const DERIVED_BY = ['monotone.js', 'derive-latest-read.js', 'model.js'];
+/** The modules that derive the facts kept on disk (DerivedFacts: prefix-safe checks, latest-read consistency, the checks a part of an execution proves failed). */
+const DERIVED_BY = ['monotone.js', 'derive-latest-read.js', 'derive-rcu-reads.js', 'model.js'];
 
 /** How many candidates of a structure are judged in full before its interleaving rule is derived (see compileModelFiles). */
 const RULE_AFTER = 16;
@@ -194,8 +194,17 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
   const sectionRules = new Map<string, SectionRule | undefined>();
   const sectionRuleOf = (p: Program) => {
     const a = absent(p);
-    if (!sectionRules.has(a.key)) sectionRules.set(a.key, deriveSectionRule(compiled, a.sets, opts.skipChecks));
-    return sectionRules.get(a.key);
+    const key = `${a.key}|${[...opts.skipChecks].sort().join(',')}`;
+    if (!sectionRules.has(key)) {
+      const stored = sectionRuleFromJson(facts.get('section-rule', key));
+      if (stored !== undefined) sectionRules.set(key, stored ?? undefined);
+      else {
+        const rule = deriveSectionRule(compiled, a.sets, opts.skipChecks);
+        facts.set('section-rule', key, sectionRuleToJson(rule));
+        sectionRules.set(key, rule);
+      }
+    }
+    return sectionRules.get(key);
   };
   // Derived when the explorer first asks (from the checks, a few ms).
   let lockOrders: ((a: Event, b: Event, p?: Program) => boolean) | undefined;
