@@ -141,6 +141,34 @@ describe('address and data dependencies in the audit', () => {
     expect(checkSource(t.replace('READ_ONCE(*r0)', 'READ_ONCE(*x)'), { model: lkmm }).observation).toBe('Never');
   });
 
+  it('a row names the read and the access as calls: without a declaration before them or a comment after them', () => {
+    // The kernel's dep+plain, with comments: herd7 Never 0 2; with *z1 = 1 for *z1 = a (the value the condition needs), Sometimes 2 2.
+    const t = `C dep+plain
+{}
+P0(int *x, int *y, int *z1, int *z2)
+{
+\tint a = READ_ONCE(*x); // the read
+\t*z1 = a; /* plain */
+\t*z2 = *z1;
+\tif (*z2 == 1)
+\t\tWRITE_ONCE(*y, 1); /* the write */
+}
+P1(int *x, int *y)
+{
+\tint r = smp_load_acquire(y);
+\tsmp_store_release(x, r);
+}
+exists (x=1 /\\ y=1)
+`;
+    const rows = auditProgram(program(t), lkmm, {}, t.split('\n')).rows.filter((r) => r.device.thread === 0);
+    expect(rows.map((r) => [r.device.source, r.loadBearing])).toEqual([
+      ['control dependency: if (*z2 == 1) → WRITE_ONCE(*y, 1)', true],
+      ['data dependency: READ_ONCE(*x) → *z1 = a', true],
+      ['data dependency: *z2 = *z1;', true],
+    ]);
+    expect(checkSource(t.replace('*z1 = a;', '*z1 = 1;'), { model: lkmm }).observation).toBe('Sometimes');
+  });
+
   it('the cut is of the model alone: values and paths are the same, and it moves with the code when a fence goes', () => {
     // herd7: Never 0 2 with smp_rmb() and the dependency; without both (by hand): Sometimes 1 3; without either alone: Never.
     const t = MP_ADDR('\tr0 = READ_ONCE(*p);\n\tsmp_rmb();\n\tr1 = READ_ONCE(*r0);');

@@ -99,7 +99,7 @@ export interface AuditResult {
  */
 export function weakenings(prog: Program, names: SourceNamer = linesNamer([])): Weakening[] {
   const out: Weakening[] = [];
-  const sourceOf = (ins: PrimInstr) => ((ins.pos && names.text(ins.pos)) || ins.name).trim().replace(/\s+/g, ' ');
+  const sourceOf = (ins: PrimInstr) => withoutComment(((ins.pos && names.text(ins.pos)) || ins.name).trim().replace(/\s+/g, ' '));
   const placeOf = (ins: PrimInstr) => (ins.pos && names.where?.(ins.pos)) ?? (ins.pos ? `line ${ins.pos.line}` : '');
   for (const th of prog.threads) {
     const deviceAt = (pc: number): Device => {
@@ -285,8 +285,11 @@ function readsInto(code: readonly Instr[]): Map<number, Set<number>> {
   return from;
 }
 
-/** A line of code as a call: `r0 = READ_ONCE(*x);` is READ_ONCE(*x). */
-const callOf = (line: string) => line.replace(/;$/, '').replace(/^[A-Za-z_]\w* = /, '');
+/** A line of code as a call: `r0 = READ_ONCE(*x);` and `int r0 = READ_ONCE(*x);` are READ_ONCE(*x). */
+const callOf = (line: string) => line.replace(/;$/, '').replace(/^(?:[A-Za-z_]\w* = |(?:[A-Za-z_]\w* +)+\**[A-Za-z_]\w* = )/, '');
+
+/** A line of code without the comment that ends it (`// ...`, `/* ... *\/`) after a statement or condition (`;`, `{`, `}`, `)`). */
+const withoutComment = (line: string) => line.replace(/^(.*?[;{})])\s*(?:\/\/.*|\/\*(?:(?!\*\/).)*\*\/)$/, '$1');
 
 const samePos = (a: Pos | undefined, b: Pos | undefined) => !!a && !!b && a.line === b.line && a.col === b.col && JSON.stringify(a.inlined) === JSON.stringify(b.inlined);
 
