@@ -50,8 +50,8 @@ import { ModelError } from './lexer.js';
 import { Explainer, type ExplainSource } from './explain.js';
 import { typecheck } from './typecheck.js';
 
-/** The modules that derive the facts kept on disk (DerivedFacts: prefix-safe checks, latest-read consistency, the checks a part of an execution proves failed). */
-const DERIVED_BY = ['monotone.js', 'derive-latest-read.js', 'derive-rcu-reads.js', 'model.js'];
+/** The modules that derive the facts kept on disk (DerivedFacts: prefix-safe checks, latest-read consistency, the checks a part of an execution proves failed, implied coherence). */
+const DERIVED_BY = ['monotone.js', 'derive-latest-read.js', 'derive-rcu-reads.js', 'implied.js', 'model.js'];
 
 /** How many candidates of a structure are judged in full before its interleaving rule is derived (see compileModelFiles). */
 const RULE_AFTER = 16;
@@ -164,7 +164,11 @@ export function compileModelFiles(files: ModelFiles, tuning: { ruleAfter?: numbe
     return safe;
   };
   const code = new CatCode();
-  const coherenceImplied = impliesCoherence(compiled, opts.skipChecks);
+  // Kept with the derived facts under the checks skipped, which it depends on.
+  const skipped = [...opts.skipChecks].sort().join(',');
+  const stored = facts.get('implies-coherence', skipped);
+  const coherenceImplied = typeof stored === 'boolean' ? stored : impliesCoherence(compiled, opts.skipChecks);
+  if (stored !== coherenceImplied) facts.set('implies-coherence', skipped, coherenceImplied);
   const runs = new WeakMap<object, StructureRun>();
   const runOf = (x: Execution) => {
     let r = runs.get(x.structure);
