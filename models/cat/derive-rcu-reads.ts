@@ -461,7 +461,7 @@ class Scan {
 class Parts {
   private readonly known = new Map<string, boolean>();
   private readonly classIds = new Map<string, number>();
-  private readonly classes = new WeakMap<Event, number>();
+  private readonly bySlot = new Map<number, { annot: string; fence?: string; srcu?: string; lock?: string; isRmw: boolean; cls: number }>();
   constructor(
     private readonly prog: Program,
     private readonly rule: SectionRule,
@@ -553,18 +553,19 @@ class Parts {
 
   /** What a part's key says of an event on its own (kind and tags), as a number; negative for an event that carries a marker's tag. */
   private classOf(e: Event): number {
-    let c = this.classes.get(e);
+    // The events an instruction makes (by thread, place and kind) mostly have one class: that is tried first.
+    const slot = ((e.thread + 1) * 65536 + (e.pc + 1)) * 4 + (e.kind === 'R' ? 0 : e.kind === 'W' ? 1 : 2);
+    const seen = this.bySlot.get(slot);
+    if (seen && seen.annot === e.annot && seen.fence === e.fence && seen.srcu === e.srcu && seen.lock === e.lock && seen.isRmw === e.isRmw) return seen.cls;
+    const desc = `${e.kind}:${e.annot}:${e.fence ?? ''}:${e.srcu ?? ''}:${e.lock ?? ''}:${e.isRmw ? 1 : 0}`;
+    let c = this.classIds.get(desc);
     if (c === undefined) {
-      const desc = `${e.kind}:${e.annot}:${e.fence ?? ''}:${e.srcu ?? ''}:${e.lock ?? ''}:${e.isRmw ? 1 : 0}`;
-      c = this.classIds.get(desc);
-      if (c === undefined) {
-        const tags = tagsOf(e);
-        const m = this.rule.markers;
-        const marker = tags.includes(m.open) || tags.includes(m.close);
-        this.classIds.set(desc, (c = marker ? -1 - this.classIds.size : this.classIds.size));
-      }
-      this.classes.set(e, c);
+      const tags = tagsOf(e);
+      const m = this.rule.markers;
+      const marker = tags.includes(m.open) || tags.includes(m.close);
+      this.classIds.set(desc, (c = marker ? -1 - this.classIds.size : this.classIds.size));
     }
+    this.bySlot.set(slot, { annot: e.annot, fence: e.fence, srcu: e.srcu, lock: e.lock, isRmw: e.isRmw, cls: c });
     return c;
   }
 
