@@ -236,6 +236,7 @@ if (HAVE_LKMM) {
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
+const RUNS = 40;
 
 describe('sources forbidden at a read against runs without them', () => {
   it(`give the same answers on generated RCU and SRCU programs under ${models.map(([n]) => n).join('; ')}`, async () => {
@@ -258,9 +259,10 @@ describe('sources forbidden at a read against runs without them', () => {
           compared++;
         }
       }),
-      { numRuns: 40 },
+      { numRuns: RUNS },
     );
-    expect(compared).toBeGreaterThan(50);
+    // Most draws are compared under every model (the rest hit the execution limit unpruned).
+    expect(compared).toBeGreaterThan(0.3 * RUNS * models.length);
     // The shortcut was taken under each model that has the rcu check.
     for (const c of counted) if (!c.name.endsWith('without rcu')) expect(c.forbidden(), c.name).toBeGreaterThan(0);
   }, 600_000);
