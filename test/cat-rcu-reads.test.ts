@@ -6,10 +6,11 @@
 
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HAVE_LKMM, LKMM_DIR, stateSet } from './util.js';
+import { kernelModel } from './kernel-model.js';
 import { compileModelFiles, type CatModel } from '../models/cat/model.js';
 import { deriveSectionRule, sectionRuleFromJson, sectionRuleToJson } from '../models/cat/derive-rcu-reads.js';
 import { modelTextFiles } from '../models/texts.js';
@@ -20,19 +21,6 @@ import { lkmm } from '../models/lkmm.js';
 import { FAMILIES } from '../bench/families.js';
 
 const NO_LOCKS = new Set(['LKR', 'LKW', 'UL', 'LF', 'RL', 'RU', 'Srcu-lock', 'Srcu-unlock', 'Sync-srcu']);
-
-/** The kernel's files, linux-kernel.cat edited (undefined where ../shared/lkmm is absent). */
-function kernelModel(edit?: (cat: string) => string): CatModel | undefined {
-  if (!HAVE_LKMM) return undefined;
-  const dir = mkdtempSync(join(tmpdir(), 'litmus-rcu-reads-'));
-  for (const f of ['linux-kernel.cat', 'linux-kernel.bell', 'lock.cat', 'linux-kernel.def']) copyFileSync(join(LKMM_DIR, f), join(dir, f));
-  const cat = join(dir, 'linux-kernel.cat');
-  const text = readFileSync(cat, 'utf8');
-  const edited = edit ? edit(text) : text;
-  if (edit && edited === text) throw new Error('the edit changed nothing');
-  writeFileSync(cat, edited);
-  return compileModelFiles({ cat, bell: join(dir, 'linux-kernel.bell'), variants: ['lkmmv2'], searchDirs: [dir], skipChecks: [], besideIncluder: true }, { ruleAfter: 0 });
-}
 
 const ownText = compileModelFiles(modelTextFiles('lkmm'), { ruleAfter: 0 });
 const checkNames = (m: CatModel, checks: ReadonlySet<number>) =>

@@ -3,10 +3,11 @@
 
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI, HAVE_LKMM, LKMM_DIR, litmus, runNode, stateSet } from './util.js';
+import { kernelModel } from './kernel-model.js';
 import { SHAPES } from './shapes.js';
 import { getModel, withoutShortcutsSpec } from '../models/index.js';
 import { compileModelFiles, type CatModel } from '../models/cat/model.js';
@@ -68,19 +69,6 @@ function ownModel(name: string, text: string): CatModel {
   const dir = mkdtempSync(join(tmpdir(), 'litmus-shortcuts-'));
   writeFileSync(join(dir, `${name}.cat`), text);
   return compileModelFiles({ cat: join(dir, `${name}.cat`), variants: [], searchDirs: [dir], skipChecks: [], besideIncluder: true }, { ruleAfter: 0 });
-}
-
-/** The kernel's files with linux-kernel.cat edited (undefined where ../shared/lkmm is absent). */
-function kernelModel(edit?: (cat: string) => string): CatModel | undefined {
-  if (!HAVE_LKMM) return undefined;
-  const dir = mkdtempSync(join(tmpdir(), 'litmus-shortcuts-lkmm-'));
-  for (const f of ['linux-kernel.cat', 'linux-kernel.bell', 'lock.cat', 'linux-kernel.def']) copyFileSync(join(LKMM_DIR, f), join(dir, f));
-  const cat = join(dir, 'linux-kernel.cat');
-  const text = readFileSync(cat, 'utf8');
-  const edited = edit ? edit(text) : text;
-  if (edit && edited === text) throw new Error('the edit changed nothing');
-  writeFileSync(cat, edited);
-  return compileModelFiles({ cat, bell: join(dir, 'linux-kernel.bell'), variants: ['lkmmv2'], searchDirs: [dir], skipChecks: [], besideIncluder: true }, { ruleAfter: 0 });
 }
 
 /** herd's sc.cat and x86tso.cat, in the forms litmus's library reads. */
