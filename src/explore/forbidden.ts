@@ -6,12 +6,18 @@
 // final judgement: every candidate is completed, and the first one that
 // satisfies the condition is kept with the axiom it breaks.
 
-import type { CheckResult } from '../check.js';
 import type { Execution } from '../model/execution.js';
+import type { Program } from '../program/program.js';
 import type { Model } from '../model/model.js';
 import { scratch } from '../relation/relation.js';
 import { LimitError } from '../parse/errors.js';
-import { explore, type ForbiddenCandidate } from './explorer.js';
+import { explore, type ExploreResult, type ForbiddenCandidate } from './explorer.js';
+
+/** What the search reads of a checked test (a report's CheckResult is one): its program and how its check explored it. */
+export interface CheckedRun {
+  readonly program: Program;
+  readonly exploration: ExploreResult;
+}
 
 export interface ExploreLimits {
   maxExecutions?: number;
@@ -27,7 +33,7 @@ export const SEARCH_BUDGET = { maxExecutions: 200_000, timeoutMs: 3_000 };
  * if smaller) before finding one.
  */
 export function forbiddenCandidate(
-  r: CheckResult,
+  r: CheckedRun,
   model: Model,
   limits: ExploreLimits = {},
 ): { found?: ForbiddenCandidate; stopped?: string } {
@@ -42,9 +48,9 @@ export function forbiddenCandidate(
 }
 
 /** Searches made, per checked test (a trace and a picture share one). */
-const searched = new WeakMap<CheckResult, { found?: ForbiddenCandidate; stopped?: string }>();
+const searched = new WeakMap<CheckedRun, { found?: ForbiddenCandidate; stopped?: string }>();
 
-function search(r: CheckResult, model: Model, limits: ExploreLimits): { found?: ForbiddenCandidate; stopped?: string } {
+function search(r: CheckedRun, model: Model, limits: ExploreLimits): { found?: ForbiddenCandidate; stopped?: string } {
   const budget = {
     maxExecutions: Math.min(limits.maxExecutions ?? Infinity, SEARCH_BUDGET.maxExecutions),
     timeoutMs: Math.min(limits.timeoutMs ?? Infinity, SEARCH_BUDGET.timeoutMs),
